@@ -1,0 +1,5 @@
+"""`python -m clarity`."""
+
+from clarity.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""The rules of SPEC 4: plan facts in, verdicts out. No I/O, no clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
+from clarity.model import PlanClass, PlanFacts, Thresholds, Verdict
+from clarity.subplans import root_parents
+
+SECONDS_PER_DAY = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    markers: tuple[Marker, ...]
+    thresholds: Thresholds
+
+
+def _days(value: float) -> str:
+    return f"{value:g}"
+
+
+def _active_now(facts: PlanFacts, now: datetime, current: frozenset[str]) -> str | None:
+    """Rule 1's evidence, or None: modified today, the current plan, or pinned."""
+    modified = datetime.fromtimestamp(facts.mtime, tz=now.tzinfo)
+    if modified.date() == now.date():
+        return "modified today"
+    if facts.name in current:
+        return "current session's plan"
+    if facts.frontmatter.pinned:
+        return "pinned: true in frontmatter"
+    return None
+
+
+def _completed(facts: PlanFacts, markers: Sequence[Marker]) -> str | None:
+    """Rule 2's evidence, or None: a marker on the H1 or last line, or a done status."""
+    marker = first_marker(markers, facts.title)
+    if marker is not None:
+        return f'H1 marker "{marker.text}"'
+    marker = first_marker(markers, facts.last_line)
+    if marker is not None:
+        return f'last-line marker "{marker.text}"'
+    status = facts.frontmatter.status
+    if status is not None and status.strip().lower() in COMPLETED_STATUSES:
+        return f'frontmatter status "{status.strip()}"'
+    return None
+
+
+def classify_one(
+    facts: PlanFacts, rules: Rules, now: datetime, current: frozenset[str] = frozenset()
+) -> Verdict:
+    """Classify one plan on its own rules, first match wins."""
+    evidence = _active_now(facts, now, current)
+    if evidence is not None:
+        return Verdict(facts, PlanClass.ACTIVE, evidence)
+    evidence = _completed(facts, rules.markers)
+    if evidence is not None:
+        return Verdict(facts, PlanClass.COMPLETED, evidence)
+    limits = rules.thresholds
+    age = (now.timestamp() - facts.mtime) / SECONDS_PER_DAY
+    if age > limits.stale_days and facts.size < limits.stale_bytes:
+        reason = (
+            f"small and old: {facts.size:,} B < {limits.stale_bytes:,} B, "
+            f"{age:.1f} days > {_days(limits.stale_days)}"
+        )
+        return Verdict(facts, PlanClass.STALE, reason)
+    if age > limits.dormant_days:
+        reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}"
+        return Verdict(facts, PlanClass.DORMANT, reason)
+    if age < 0:
+        return Verdict(facts, PlanClass.ACTIVE, "modified in the future (clock skew?)")
+    reason = f"in progress: {age:.1f} days old, dormant after {_days(limits.dormant_days)}"
+    return Verdict(facts, PlanClass.ACTIVE, reason)
+
+
+def classify(
+    plans: Iterable[PlanFacts],
+    rules: Rules,
+    now: datetime,
+    current: frozenset[str] = frozenset(),
+) -> tuple[Verdict, ...]:
+    """Classify every plan, then fold each sub-plan under its root parent.
+
+    A sub-plan that rule 1 keeps active (modified today, current, pinned)
+    stands on its own; every other sub-plan takes its root parent's class.
+    """
+    own = {facts.name: classify_one(facts, rules, now, current) for facts in plans}
+    roots = root_parents(own)
+    children: dict[str, list[str]] = {}
+    for child, root_name in roots.items():
+        children.setdefault(root_name, []).append(child)
+
+    verdicts: list[Verdict] = []
+    for name in sorted(own):
+        verdict = own[name]
+        root = roots.get(name)
+        subplans = tuple(sorted(children.get(name, ())))
+        if root is None:
+            verdicts.append(
+                Verdict(verdict.facts, verdict.plan_class, verdict.reason, None, subplans)
+            )
+        elif _active_now(verdict.facts, now, current) is not None:
+            verdicts.append(Verdict(verdict.facts, verdict.plan_class, verdict.reason, root))
+        else:
+            parent_class = own[root].plan_class
+            verdicts.append(Verdict(verdict.facts, parent_class, f"follows parent {root}", root))
+    return tuple(verdicts)

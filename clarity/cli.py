@@ -1,0 +1,203 @@
+"""The command line: parse, call the core, render. No rules live here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+
+if TYPE_CHECKING:
+    from clarity.config import Settings
+    from clarity.model import ScanReport
+
+app = typer.Typer(
+    name="clarity",
+    help="Keep Claude Code's plan directory lean without ever losing a plan.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+PlansDirOption = Annotated[
+    Path | None, typer.Option("--plans-dir", help="Plans directory [default: see SPEC 2].")
+]
+ArchiveDirOption = Annotated[
+    Path | None, typer.Option("--archive-dir", help="Archive [default: <plans dir>-archive].")
+]
+NowOption = Annotated[
+    str | None, typer.Option("--now", help="Classify as of this ISO-8601 moment.")
+]
+StaleDaysOption = Annotated[
+    float | None, typer.Option("--stale-days", help="Stale after this many days [7].")
+]
+StaleBytesOption = Annotated[
+    int | None, typer.Option("--stale-bytes", help="Stale only under this size [2048].")
+]
+DormantDaysOption = Annotated[
+    float | None, typer.Option("--dormant-days", help="Dormant after this many days [14].")
+]
+CurrentOption = Annotated[
+    list[str] | None,
+    typer.Option("--current", help="The current session's plan (repeatable); kept active."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+FormatOption = Annotated[Format | None, typer.Option("--format", help="Output format.")]
+
+
+def _settings(**options: Any) -> Settings:
+    from clarity.config import load_settings
+
+    return load_settings(options, os.environ, Path.cwd())
+
+
+def _output_format(json_flag: bool, output_format: Format | None) -> Format:
+    if json_flag and output_format not in (None, Format.JSON):
+        raise ClarityError("--json and --format markdown/table disagree; give one of them")
+    return Format.JSON if json_flag else (output_format or Format.TABLE)
+
+
+def _current_values(current: list[str] | None) -> list[str]:
+    if current:
+        return current
+    return [v for v in os.environ.get("CLARITY_CURRENT_PLAN", "").split(os.pathsep) if v]
+
+
+def _print_scan(report: ScanReport, output_format: Format) -> None:
+    if output_format is Format.JSON:
+        from clarity.render.json_report import dumps, scan_document
+
+        sys.stdout.write(dumps(scan_document(report)))
+    elif output_format is Format.MARKDOWN:
+        from clarity.render.markdown_report import scan_markdown
+
+        sys.stdout.write(scan_markdown(report))
+    else:
+        from rich.console import Console
+
+        from clarity.render.table_report import print_scan
+
+        print_scan(report, Console())
+
+
+@app.command()
+def scan(
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+    now: NowOption = None,
+    stale_days: StaleDaysOption = None,
+    stale_bytes: StaleBytesOption = None,
+    dormant_days: DormantDaysOption = None,
+    current: CurrentOption = None,
+    json_output: JsonOption = False,
+    output_format: FormatOption = None,
+) -> None:
+    """Classify every plan and show what apply would do. Changes nothing."""
+    from clarity.clock import parse_now
+    from clarity.scan import scan as run_scan
+
+    chosen_format = _output_format(json_output, output_format)
+    settings = _settings(
+        plans_dir=plans_dir,
+        archive_dir=archive_dir,
+        stale_days=stale_days,
+        stale_bytes=stale_bytes,
+        dormant_days=dormant_days,
+    )
+    report = run_scan(settings, parse_now(now), _current_values(current))
+    _print_scan(report, chosen_format)
+
+
+@app.command("config")
+def show_config(
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+    stale_days: StaleDaysOption = None,
+    stale_bytes: StaleBytesOption = None,
+    dormant_days: DormantDaysOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Show every effective setting and where it came from."""
+    from clarity.render.config_report import print_config
+
+    settings = _settings(
+        plans_dir=plans_dir,
+        archive_dir=archive_dir,
+        stale_days=stale_days,
+        stale_bytes=stale_bytes,
+        dormant_days=dormant_days,
+    )
+    print_config(settings, as_json=json_output)
+
+
+@app.command()
+def demo(
+    directory: Annotated[
+        Path | None,
+        typer.Option("--dir", help="Lay the sample out here (new or empty) [default: a temp dir]."),
+    ] = None,
+    json_output: JsonOption = False,
+    output_format: FormatOption = None,
+) -> None:
+    """Lay out the shipped sample plans, with their ages, and scan them."""
+    from clarity.clock import parse_now
+    from clarity.demo import lay_out_sample
+    from clarity.scan import scan as run_scan
+
+    chosen_format = _output_format(json_output, output_format)
+    now = parse_now(None)
+    plans_dir = lay_out_sample(directory, now)
+    settings = _settings(plans_dir=plans_dir, archive_dir=None)
+    _print_scan(run_scan(settings, now), chosen_format)
+    sys.stderr.write(
+        f"\nThe sample plans are in {plans_dir}; scan them again with:\n"
+        f"  clarity scan --plans-dir {plans_dir}\n"
+    )
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every error a user can cause becomes one line and an exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")  # an odd file name must not crash a report
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="clarity", standalone_mode=False)
+    except ClarityError as error:
+        sys.stderr.write(f"clarity: error: {_one_line(error.message)}\n")
+        return error.exit_code
+    except typer.TyperException as error:  # typer's parse errors: bad option, bad value
+        hint = " (see clarity --help)" if error.exit_code == 2 else ""
+        sys.stderr.write(f"clarity: error: {_one_line(error.format_message())}{hint}\n")
+        return error.exit_code
+    except (KeyboardInterrupt, typer.Abort):
+        sys.stderr.write("clarity: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0  # the reader went away (clarity scan | head): nothing left to say
+    except Exception as error:
+        if os.environ.get("CLARITY_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"clarity: internal error: {type(error).__name__}: {_one_line(str(error))}; "
+            "please report it (CLARITY_DEBUG=1 shows the traceback)\n"
+        )
+        return EXIT_ACTION_FAILED
+    return result if isinstance(result, int) else 0

@@ -1,0 +1,185 @@
+"""Effective settings and where each came from (SPEC 7).
+
+Precedence: option > env `CLARITY_*` > config file > default. A bad value
+anywhere is a ClarityError naming where it came from and what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clarity.errors import ClarityError
+from clarity.locations import absolute, config_file, default_archive_dir, default_plans_dir
+from clarity.markers import DEFAULT_MARKERS
+from clarity.model import Thresholds
+
+_DEFAULTS = Thresholds()
+
+
+def _days(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a number of days")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"must be a number of days >= 0, not {value:g}")
+    return float(value)
+
+
+def _bytes(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be a whole number of bytes")
+    if value < 0:
+        raise ValueError(f"must be a number of bytes >= 0, not {value}")
+    return value
+
+
+def _markers(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
+        raise ValueError('must be a list of strings, e.g. ["COMPLETED", "-- Done"]')
+    markers = tuple(item for item in value if item.strip())
+    if not markers:
+        raise ValueError("must name at least one marker")
+    return markers
+
+
+def _path(value: Any) -> Path:
+    if not isinstance(value, str | Path) or not str(value).strip():
+        raise ValueError("must be a path")
+    return Path(value).expanduser()
+
+
+def _number_text(text: str) -> float | int:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError("must be a number") from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    name: str  # as in config.toml
+    check: Callable[[Any], Any]  # validates a typed value, raising ValueError
+    from_text: Callable[[str], Any]  # turns an env string into a typed value
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return "CLARITY_" + self.name.upper()
+
+
+KEYS: dict[str, _Key] = {
+    key.name: key
+    for key in (
+        _Key("plans_dir", _path, str),
+        _Key("archive_dir", _path, str),
+        _Key("stale_days", _days, _number_text),
+        _Key("stale_bytes", _bytes, _number_text),
+        _Key("dormant_days", _days, _number_text),
+        _Key("markers", _markers, lambda text: text.split(",")),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    plans_dir: Path
+    archive_dir: Path
+    thresholds: Thresholds
+    markers: tuple[str, ...]
+    sources: Mapping[str, str]  # key -> where its value came from
+    config_path: Path
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "plans_dir": str(self.plans_dir),
+            "archive_dir": str(self.archive_dir),
+            "stale_days": self.thresholds.stale_days,
+            "stale_bytes": self.thresholds.stale_bytes,
+            "dormant_days": self.thresholds.dormant_days,
+            "markers": list(self.markers),
+        }
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ClarityError(
+            f"cannot read config {path}: {error.strerror}; fix or remove it"
+        ) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ClarityError(f"{path}: not valid TOML ({error}); fix or remove the file") from None
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise ClarityError(f'{path}: unknown key "{unknown[0]}" (known keys: {", ".join(KEYS)})')
+    return data
+
+
+def load_settings(
+    options: Mapping[str, Any],
+    env: Mapping[str, str],
+    cwd: Path,
+    config_path: Path | None = None,
+) -> Settings:
+    """Resolve every setting; options hold None for what was not given."""
+    config_path = config_path or config_file()
+    from_file = read_config_file(config_path)
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key in KEYS.values():
+        if options.get(key.name) is not None:
+            values[key.name] = _checked(key, options[key.name], key.option)
+            sources[key.name] = f"option {key.option}"
+        elif env.get(key.env, "").strip():
+            text = env[key.env]
+            where = f"{key.env}={text}"
+            values[key.name] = _checked(key, _checked(key, text, where, key.from_text), where)
+            sources[key.name] = f"env {key.env}"
+        elif key.name in from_file:
+            values[key.name] = _checked(key, from_file[key.name], f"{config_path}: {key.name}")
+            sources[key.name] = f"config {config_path}"
+    for name in ("plans_dir", "archive_dir"):
+        path = values.get(name)
+        if path is not None and sources[name].startswith("config") and not path.is_absolute():
+            raise ClarityError(
+                f"{config_path}: {name}: must be an absolute path or start with ~, not {path}"
+            )
+        if path is not None:
+            values[name] = absolute(cwd / path)
+    if "plans_dir" not in values:
+        located = default_plans_dir(env, cwd)
+        values["plans_dir"], sources["plans_dir"] = absolute(located.path), located.source
+    if "archive_dir" not in values:
+        values["archive_dir"] = default_archive_dir(values["plans_dir"])
+        sources["archive_dir"] = "default: beside the plans dir"
+    return Settings(
+        plans_dir=values["plans_dir"],
+        archive_dir=values["archive_dir"],
+        thresholds=Thresholds(
+            stale_days=values.get("stale_days", _DEFAULTS.stale_days),
+            stale_bytes=values.get("stale_bytes", _DEFAULTS.stale_bytes),
+            dormant_days=values.get("dormant_days", _DEFAULTS.dormant_days),
+        ),
+        markers=values.get("markers", DEFAULT_MARKERS),
+        sources={name: sources.get(name, "default") for name in KEYS},
+        config_path=config_path,
+    )
+
+
+def _checked(key: _Key, value: Any, where: str, check: Callable[[Any], Any] | None = None) -> Any:
+    try:
+        return (check or key.check)(value)
+    except ValueError as error:
+        raise ClarityError(f"{where}: {error}") from None

@@ -1,0 +1,96 @@
+"""Where things are: plans (SPEC 2), archive, config and state (SPEC 7)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+APP_NAME = "clarity"
+_PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # local overrides shared
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    path: Path
+    source: str
+
+
+def claude_config_dir(env: Mapping[str, str]) -> Path:
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+
+
+def _plans_directory_setting(settings_file: Path) -> str | None:
+    try:
+        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # Claude Code's file, not ours: unreadable means "no setting"
+    value = settings.get("plansDirectory") if isinstance(settings, dict) else None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:
+    """Claude Code's `plansDirectory` for the project clarity runs in, if any.
+
+    The nearest ancestor of cwd whose `.claude/settings.local.json` or
+    `.claude/settings.json` has the key; the value is relative to that
+    project root and, as in Claude Code, ignored if it resolves outside it.
+    The Claude config dir's own settings are the user's, not a project's.
+    """
+    user_dir = _real(claude_dir)
+    for root in (cwd, *cwd.parents):
+        dot_claude = root / ".claude"
+        if _real(dot_claude) == user_dir:
+            continue
+        for file_name in _PROJECT_SETTINGS:
+            settings_file = dot_claude / file_name
+            value = _plans_directory_setting(settings_file)
+            if value is None:
+                continue
+            resolved = (root / Path(value).expanduser()).resolve()
+            if not resolved.is_relative_to(root.resolve()):
+                return None
+            return Located(resolved, f"plansDirectory in {settings_file}")
+    return None
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except OSError:
+        return path.absolute()
+
+
+def default_plans_dir(env: Mapping[str, str], cwd: Path) -> Located:
+    claude_dir = claude_config_dir(env)
+    project = project_plans_dir(cwd, claude_dir)
+    if project is not None:
+        return project
+    source = "$CLAUDE_CONFIG_DIR/plans" if env.get("CLAUDE_CONFIG_DIR") else "default"
+    return Located(claude_dir / "plans", source)
+
+
+def default_archive_dir(plans_dir: Path) -> Path:
+    """Beside the plans dir, out of reach of Claude Code's own cleanup of it."""
+    return plans_dir.parent / f"{plans_dir.name}-archive"
+
+
+def config_file() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def state_dir() -> Path:
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir(APP_NAME, appauthor=False))
+
+
+def absolute(path: Path) -> Path:
+    """Absolute, with ~ expanded, without resolving links (the user's spelling)."""
+    # not Path.resolve(): a plans dir reached through a link keeps the user's path
+    return Path(os.path.abspath(path.expanduser()))  # noqa: PTH100

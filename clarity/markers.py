@@ -1,0 +1,83 @@
+"""Terminal markers (SPEC 4): compiled once, matched against one line at a time.
+
+- A marker written in capitals matches only in capitals; others in any case.
+- A marker is a whole phrase: no letter or digit directly before or after it.
+- `--` also matches an en or em dash, and the space after it is optional;
+  any other space matches any run of white space.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+DEFAULT_MARKERS: tuple[str, ...] = (
+    "COMPLETED",
+    "-- Complete",
+    "-- Completed",
+    "-- Done",
+    "No further planning",
+    "No code changes",
+    "No plan needed",
+    "finalized",
+)
+
+COMPLETED_STATUSES = frozenset({"completed", "complete", "done", "finalized"})
+
+# [^\W_] is "a letter or a digit" in any script: \w without the underscore.
+_NOT_AFTER_ALNUM = r"(?<![^\W_])"
+_NOT_BEFORE_ALNUM = r"(?![^\W_])"
+_DASH = "(?:--|\u2013|\u2014)"
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    text: str  # as configured: what a reason quotes
+    pattern: re.Pattern[str]
+
+    def found_in(self, line: str) -> bool:
+        return self.pattern.search(line) is not None
+
+
+def _is_capitals(text: str) -> bool:
+    letters = [ch for ch in text if ch.isalpha()]
+    return bool(letters) and all(ch.isupper() for ch in letters)
+
+
+def _phrase_pattern(text: str) -> str:
+    parts: list[str] = []
+    index = 0
+    while index < len(text):
+        if text.startswith("--", index):
+            parts.append(_DASH + r"\s*")
+            index += 2
+            # the configured space after `--` is what `\s*` stands for
+            while index < len(text) and text[index].isspace():
+                index += 1
+        elif text[index].isspace():
+            parts.append(r"\s+")
+            while index < len(text) and text[index].isspace():
+                index += 1
+        else:
+            parts.append(re.escape(text[index]))
+            index += 1
+    return _NOT_AFTER_ALNUM + "".join(parts) + _NOT_BEFORE_ALNUM
+
+
+def compile_marker(text: str) -> Marker:
+    flags = 0 if _is_capitals(text) else re.IGNORECASE
+    return Marker(text=text, pattern=re.compile(_phrase_pattern(text.strip()), flags))
+
+
+def compile_markers(texts: Iterable[str]) -> tuple[Marker, ...]:
+    return tuple(compile_marker(text) for text in texts if text.strip())
+
+
+def first_marker(markers: Iterable[Marker], line: str | None) -> Marker | None:
+    if not line:
+        return None
+    for marker in markers:
+        if marker.found_in(line):
+            return marker
+    return None

@@ -1,0 +1,107 @@
+"""Value objects shared by the reader, the classifier and the renderers.
+
+Everything here is frozen: facts are read once from disk, verdicts are derived
+from facts, and a report is what a command returns for a renderer to print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+
+
+class PlanClass(StrEnum):
+    ACTIVE = "active"
+    COMPLETED = "completed"
+    STALE = "stale"
+    DORMANT = "dormant"
+
+
+class Action(StrEnum):
+    KEEP = "keep"
+    ARCHIVE = "archive"
+    TRASH = "trash"
+    REPORT = "report"
+
+
+ACTION_FOR: dict[PlanClass, Action] = {
+    PlanClass.ACTIVE: Action.KEEP,
+    PlanClass.COMPLETED: Action.ARCHIVE,
+    PlanClass.STALE: Action.TRASH,
+    PlanClass.DORMANT: Action.REPORT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    """The two frontmatter keys the rules look at."""
+
+    status: str | None = None
+    pinned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlanFacts:
+    """What the reader learned about one plan file: all the classifier sees."""
+
+    name: str
+    path: Path
+    size: int
+    mtime: float  # seconds since the epoch, as stat reports it
+    title: str | None  # text of the first H1 (ATX or setext), None if none was found
+    last_line: str | None  # last line with a non-space character
+    frontmatter: Frontmatter = field(default_factory=Frontmatter)
+    warnings: tuple[str, ...] = ()
+    bytes_read: int = 0  # how much of the file the reader read (bounded, see reader)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file in the plans directory that was not classified, and why."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    facts: PlanFacts
+    plan_class: PlanClass
+    reason: str
+    parent: str | None = None  # name of the root parent, for a sub-plan
+    subplans: tuple[str, ...] = ()  # names of the sub-plans folded under this plan
+
+    @property
+    def action(self) -> Action:
+        return ACTION_FOR[self.plan_class]
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    stale_days: float = 7.0
+    stale_bytes: int = 2048
+    dormant_days: float = 14.0
+
+
+@dataclass(frozen=True, slots=True)
+class ScanReport:
+    plans_dir: Path
+    archive_dir: Path
+    now: datetime
+    verdicts: tuple[Verdict, ...]
+    skipped: tuple[Skipped, ...]
+
+    def counts(self) -> dict[str, int]:
+        counts = {plan_class.value: 0 for plan_class in PlanClass}
+        for verdict in self.verdicts:
+            counts[verdict.plan_class.value] += 1
+        return counts
+
+    def age_days(self, verdict: Verdict) -> float:
+        return (self.now.timestamp() - verdict.facts.mtime) / 86400

@@ -1,0 +1,139 @@
+"""Parse what the rules need out of a plan's head and tail text (SPEC 3).
+
+Pure functions on text already read and decoded; the reader decides how much
+of a file that is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from clarity.model import Frontmatter
+
+_FRONTMATTER_OPEN = re.compile(r"-{3,}[ \t]*\r?(?:\n|$)")
+_ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_H1_UNDERLINE = re.compile(r"^ {0,3}=+[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BLOCK_START = re.compile(  # a quote, list item, thematic break or setext H2 underline
+    r"^ {0,3}(?:>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|[-*_]{3,}[ \t]*$|-+[ \t]*$)"
+)
+_TRUE_WORDS = frozenset({"true", "yes", "on"})
+
+
+@dataclass(frozen=True, slots=True)
+class HeadFacts:
+    frontmatter: Frontmatter
+    title: str | None
+    warnings: tuple[str, ...]
+
+
+class FrontmatterUnclosed(Exception):
+    """The head opens a frontmatter block that does not close within it."""
+
+
+def opens_frontmatter(text: str) -> bool:
+    return _FRONTMATTER_OPEN.match(text) is not None
+
+
+def split_frontmatter(text: str) -> tuple[str, str]:
+    """Return (yaml block, body); raise FrontmatterUnclosed if the block never closes."""
+    from frontmatter.default_handlers import YAMLHandler  # lazy: pulls in yaml
+
+    try:
+        block, body = YAMLHandler().split(text)
+    except ValueError as error:  # python-frontmatter's word for "no closing ---"
+        raise FrontmatterUnclosed from error
+    return block, body
+
+
+def _load_yaml(block: str) -> Any:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
+    return yaml.load(block, Loader=loader)  # a safe loader: plans are data
+
+
+def _frontmatter_keys(metadata: Any) -> tuple[Frontmatter, tuple[str, ...]]:
+    if metadata is None:
+        return Frontmatter(), ()
+    if not isinstance(metadata, dict):
+        return Frontmatter(), ("frontmatter is not a key: value mapping; ignored",)
+    status = metadata.get("status")
+    pinned = metadata.get("pinned")
+    return (
+        Frontmatter(
+            status=None if status is None else str(status),
+            pinned=pinned is True or (isinstance(pinned, str) and pinned.lower() in _TRUE_WORDS),
+        ),
+        (),
+    )
+
+
+def parse_frontmatter(text: str) -> tuple[Frontmatter, str, tuple[str, ...]]:
+    """Frontmatter keys, the body after the block, and warnings.
+
+    Malformed YAML is ignored with a warning and the plan is classified on the
+    body after the block. Raises FrontmatterUnclosed when the block never
+    closes, so the reader can read further before giving up.
+    """
+    if not opens_frontmatter(text):
+        return Frontmatter(), text, ()
+    block, body = split_frontmatter(text)
+    try:
+        metadata = _load_yaml(block)
+    except Exception as error:  # noqa: BLE001 - any YAML failure is the plan's problem, not ours
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        return Frontmatter(), body, (f"malformed frontmatter ignored: {first_line}",)
+    frontmatter, warnings = _frontmatter_keys(metadata)
+    return frontmatter, body, warnings
+
+
+def find_h1(body: str) -> str | None:
+    """Text of the first level-1 heading (ATX or setext), outside code blocks."""
+    fence: str | None = None
+    paragraph: list[str] = []  # the open paragraph: what a setext underline would title
+    for raw in body.split("\n"):
+        line = raw.rstrip("\r")
+        fence_match = _FENCE.match(line)
+        if fence is not None:
+            marker = fence_match.group(1) if fence_match else ""
+            if marker[:1] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        if fence_match:
+            fence, paragraph = fence_match.group(1), []
+        elif not line.strip() or (not paragraph and line.startswith("    ")):
+            paragraph = []  # a blank line, or an indented code line
+        elif atx := _ATX_HEADING.match(line):
+            if len(atx.group(1)) == 1:
+                return (atx.group(2) or "").strip() or None
+            paragraph = []
+        elif paragraph and _SETEXT_H1_UNDERLINE.match(line):
+            return " ".join(part.strip() for part in paragraph)
+        elif _BLOCK_START.match(line):
+            paragraph = []  # a list item, quote, thematic break or setext H2 underline
+        else:
+            paragraph.append(line)
+    return None
+
+
+def last_nonblank_line(text: str) -> str | None:
+    """The last line that has a non-space character, stripped."""
+    for raw in reversed(text.split("\n")):
+        line = raw.strip()
+        if line:
+            return line
+    return None
+
+
+def parse_head(text: str) -> HeadFacts:
+    """Frontmatter and H1 from a plan's head. May raise FrontmatterUnclosed."""
+    frontmatter, body, warnings = parse_frontmatter(text)
+    return HeadFacts(frontmatter=frontmatter, title=find_h1(body), warnings=warnings)
+
+
+def parse_head_unclosed(text: str, why: str) -> HeadFacts:
+    """The head of a plan whose frontmatter never closes: classified on its whole text."""
+    return HeadFacts(frontmatter=Frontmatter(), title=find_h1(text), warnings=(why,))

@@ -1,0 +1,218 @@
+"""Gather plan facts from disk (SPEC 2 and 3): the only code that reads plans.
+
+Each plan is opened once, without following links and without blocking on
+special files, and only its head and tail are read: the cost of a plan does
+not depend on its size.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from clarity.model import PlanFacts, Skipped
+from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
+from clarity.plantext import last_nonblank_line as _last_line
+
+HEAD_BYTES = 4096
+TAIL_BYTES = 4096
+# A frontmatter block that does not close in the first chunk, or a last line
+# longer than one chunk, is read further, up to these bounds and no more.
+MAX_HEAD_BYTES = 64 * 1024
+MAX_TAIL_BYTES = 64 * 1024
+MAX_BYTES_READ = MAX_HEAD_BYTES + MAX_TAIL_BYTES
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)  # a link swapped in after listing is not followed
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO named *.md must not hang the scan
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+class NotARegularFile(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryListing:
+    plans: tuple[PlanFacts, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def is_plan_name(name: str) -> bool:
+    return name.endswith(".md") and not name.startswith(".")
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    chunks: list[bytes] = []
+    while length > 0:
+        chunk = os.read(fd, length)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)
+
+
+def _decode_head(data: bytes, whole_file: bool) -> str:
+    # An incremental decoder holds back a character cut at the chunk's end
+    # instead of turning it into U+FFFD.
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=whole_file)
+    return text.removeprefix("\ufeff")
+
+
+def _decode_tail(data: bytes) -> str:
+    start = 0
+    while start < min(3, len(data)) and 0x80 <= data[start] < 0xC0:
+        start += 1  # skip the rest of a character cut at the chunk's start
+    return data[start:].decode("utf-8", errors="replace")
+
+
+def _tail_is_cut(tail: str) -> bool:
+    """True when the last non-blank line may start before the tail chunk."""
+    stripped = tail.rstrip()
+    return bool(stripped) and "\n" not in stripped
+
+
+class _PlanFile:
+    """One open plan file: reads its head and tail, counting every byte."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd = fd
+        self.size = size
+        self.bytes_read = 0
+
+    def read(self, offset: int, length: int) -> bytes:
+        data = _read_at(self.fd, offset, length)
+        self.bytes_read += len(data)
+        return data
+
+    def head_and_tail(self) -> tuple[HeadFacts, str | None, bool]:
+        """Head facts, last line, and whether the bytes were valid UTF-8 with no NUL."""
+        if self.size <= HEAD_BYTES + TAIL_BYTES:
+            data = self.read(0, self.size)
+            text = _decode_head(data, whole_file=True)
+            return self._head(text, data, whole=True), _last_line(text), _clean(data)
+        head = self.read(0, HEAD_BYTES)
+        head_facts = self._head(_decode_head(head, whole_file=False), head, whole=False)
+        tail = self.read(self.size - TAIL_BYTES, TAIL_BYTES)
+        tail_text = _decode_tail(tail)
+        if _tail_is_cut(tail_text):
+            tail = (
+                self.read(self.size - MAX_TAIL_BYTES, MAX_TAIL_BYTES)
+                if (self.size > MAX_TAIL_BYTES)
+                else self.read(0, self.size)
+            )
+            tail_text = _decode_tail(tail)
+        clean = _clean(head, cut_end=True) and _clean(tail, cut_start=True)
+        return head_facts, _last_line(tail_text), clean
+
+    def _head(self, text: str, data: bytes, whole: bool) -> HeadFacts:
+        try:
+            return parse_head(text)
+        except FrontmatterUnclosed:
+            pass
+        if whole:
+            return parse_head_unclosed(text, "frontmatter block never closes; ignored")
+        more = self.read(len(data), min(self.size, MAX_HEAD_BYTES) - len(data))
+        whole = len(data) + len(more) >= self.size
+        text = _decode_head(data + more, whole_file=whole)
+        try:
+            return parse_head(text)
+        except FrontmatterUnclosed:
+            why = (
+                "frontmatter block never closes"
+                if whole
+                else (f"frontmatter block does not close in the first {MAX_HEAD_BYTES // 1024} KiB")
+            )
+            return parse_head_unclosed(text, why + "; ignored")
+
+
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+
+def _clean(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bool:
+    """No NUL and valid UTF-8, allowing for a character cut where a chunk was cut."""
+    if b"\0" in data:
+        return False
+    if cut_start:
+        data = data[:3].lstrip(_CONTINUATION_BYTES) + data[3:]
+    try:
+        codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=not cut_end)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def read_plan(path: Path) -> PlanFacts:
+    """Facts about one plan file. Raises OSError or NotARegularFile."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile
+        plan = _PlanFile(fd, info.st_size)
+        head, last_line, clean = plan.head_and_tail()
+    finally:
+        os.close(fd)
+    warnings = head.warnings
+    if not clean:
+        warnings += ("not valid UTF-8 text (binary?): read with replacement characters",)
+    return PlanFacts(
+        name=path.name,
+        path=path,
+        size=info.st_size,
+        mtime=info.st_mtime,
+        title=head.title,
+        last_line=last_line,
+        frontmatter=head.frontmatter,
+        warnings=warnings,
+        bytes_read=plan.bytes_read,
+    )
+
+
+def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
+    with os.scandir(plans_dir) as entries:
+        for entry in entries:
+            if is_plan_name(entry.name):
+                yield entry
+
+
+def read_plans_dir(plans_dir: Path) -> DirectoryListing:
+    """Facts about every plan directly inside plans_dir; the rest under skipped.
+
+    Subdirectories, hidden files and other extensions are not plans and are
+    passed over silently; links and unreadable files are listed as skipped.
+    """
+    plans: list[PlanFacts] = []
+    skipped: list[Skipped] = []
+    for entry in _candidates(plans_dir):
+        path = plans_dir / entry.name
+        try:
+            if entry.is_symlink():
+                skipped.append(Skipped(path, "symlink: not followed"))
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                continue
+            plans.append(read_plan(path))
+        except NotARegularFile:
+            skipped.append(Skipped(path, "not a regular file"))
+        except FileNotFoundError:
+            skipped.append(Skipped(path, "vanished during the scan"))
+        except OSError as error:
+            reason = (
+                "symlink: not followed"
+                if entry.is_symlink()
+                else (f"unreadable: {error.strerror or error}")
+            )
+            skipped.append(Skipped(path, reason))
+    plans.sort(key=lambda facts: facts.name)
+    skipped.sort(key=lambda item: item.path.name)
+    return DirectoryListing(tuple(plans), tuple(skipped))

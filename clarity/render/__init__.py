@@ -1,0 +1,1 @@
+"""Renderers: a report in, text out. Commands never print; these do."""

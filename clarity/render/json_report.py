@@ -1,0 +1,55 @@
+"""`--json` output exactly as SPEC 6 shows (fields may be added, never renamed)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from clarity.model import ScanReport, Verdict
+
+SCHEMA_VERSION = 1
+
+
+def _iso(timestamp: float, like: datetime) -> str:
+    return datetime.fromtimestamp(timestamp, tz=like.tzinfo).isoformat()
+
+
+def _plan(report: ScanReport, verdict: Verdict) -> dict[str, Any]:
+    facts = verdict.facts
+    return {
+        "name": facts.name,
+        "path": str(facts.path),
+        "class": verdict.plan_class.value,
+        "action": verdict.action.value,
+        "reason": verdict.reason,
+        "size": facts.size,
+        "mtime": _iso(facts.mtime, report.now),
+        "age_days": round(report.age_days(verdict), 2),
+        "title": facts.title,
+        "parent": verdict.parent,
+        "subplans": list(verdict.subplans),
+        "warnings": list(facts.warnings),
+    }
+
+
+def scan_document(report: ScanReport) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "plans_dir": str(report.plans_dir),
+        "archive_dir": str(report.archive_dir),
+        "now": report.now.isoformat(),
+        "plans": [_plan(report, verdict) for verdict in report.verdicts],
+        "counts": report.counts(),
+        "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
+    }
+
+
+def dumps(document: Any) -> str:
+    """JSON text; names that are not valid UTF-8 are kept exact as \\u escapes."""
+    text = json.dumps(document, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(document, ensure_ascii=True, indent=2)
+    return text + "\n"

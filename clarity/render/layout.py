@@ -1,0 +1,105 @@
+"""What every human-readable report shows, in what order: shared by the renderers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from clarity.model import ACTION_FOR, PlanClass, ScanReport, Verdict
+
+# Sections in the order a reviewer wants them: what will move first.
+SECTION_ORDER = (PlanClass.COMPLETED, PlanClass.STALE, PlanClass.DORMANT, PlanClass.ACTIVE)
+SECTION_TITLES = {
+    PlanClass.COMPLETED: "Completed: archive",
+    PlanClass.STALE: "Stale: send to trash",
+    PlanClass.DORMANT: "Dormant: for you to review (left in place)",
+    PlanClass.ACTIVE: "Active: keep",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    verdict: Verdict
+    age_days: float
+    nested: bool  # a sub-plan shown under its parent
+
+
+def display_name(name: str) -> str:
+    """A file name as text that any terminal can print (undecodable bytes shown as U+FFFD)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def format_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def format_age(days: float) -> str:
+    if days < 0:
+        return "future"
+    if days < 1:
+        return f"{days * 24:.0f}h"
+    return f"{days:.1f}d"
+
+
+def summary_line(report: ScanReport) -> str:
+    counts = report.counts()
+    total = sum(counts.values())
+    parts = [
+        f"{counts[plan_class.value]} {plan_class.value} ({ACTION_FOR[plan_class].value})"
+        for plan_class in (
+            PlanClass.ACTIVE,
+            PlanClass.COMPLETED,
+            PlanClass.STALE,
+            PlanClass.DORMANT,
+        )
+    ]
+    return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts)
+
+
+def header_line(report: ScanReport) -> str:
+    return f"Plans in {report.plans_dir}, as of {report.now.strftime('%Y-%m-%d %H:%M %z')}"
+
+
+def section_rows(report: ScanReport, plan_class: PlanClass) -> list[Row]:
+    """Plans of one class, newest first, each followed by the sub-plans that follow it."""
+    members = [v for v in report.verdicts if v.plan_class is plan_class]
+    in_section = {v.name for v in members}
+    by_name = {v.name: v for v in report.verdicts}
+    rows: list[Row] = []
+    for verdict in sorted(members, key=lambda v: (-v.facts.mtime, v.name)):
+        if verdict.parent is not None and verdict.parent in in_section:
+            continue  # shown under its parent
+        rows.append(Row(verdict, report.age_days(verdict), nested=False))
+        for child_name in verdict.subplans:
+            child = by_name[child_name]
+            if child.plan_class is plan_class:
+                rows.append(Row(child, report.age_days(child), nested=True))
+    return rows
+
+
+def sections(report: ScanReport) -> Iterator[tuple[PlanClass, str, list[Row]]]:
+    for plan_class in SECTION_ORDER:
+        rows = section_rows(report, plan_class)
+        if rows:
+            yield plan_class, SECTION_TITLES[plan_class], rows
+
+
+def reason_text(row: Row) -> str:
+    verdict = row.verdict
+    if row.nested and verdict.reason.startswith("follows parent"):
+        return "follows parent"  # shown right under it
+    if verdict.parent is not None and not row.nested:
+        return f"{verdict.reason} (sub-plan of {display_name(verdict.parent)})"
+    return verdict.reason
+
+
+def warning_lines(report: ScanReport) -> list[str]:
+    return [
+        f"{display_name(v.name)}: {warning}"
+        for v in report.verdicts
+        for warning in v.facts.warnings
+    ]

@@ -1,0 +1,51 @@
+"""The scan report as Markdown: for the slash command and for logs."""
+
+from __future__ import annotations
+
+import re
+
+from clarity.model import ScanReport
+from clarity.render.layout import (
+    display_name,
+    format_age,
+    format_size,
+    header_line,
+    reason_text,
+    sections,
+    summary_line,
+    warning_lines,
+)
+
+
+def code(text: str) -> str:
+    """An inline code span that holds any text, backticks included."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def scan_markdown(report: ScanReport) -> str:
+    lines = [f"## clarity: {cell(header_line(report))}", "", f"**{summary_line(report)}**"]
+    for _plan_class, title, rows in sections(report):
+        lines += ["", f"### {title} ({len(rows)})", ""]
+        lines += ["| plan | age | size | title | reason |", "|---|---:|---:|---|---|"]
+        for row in rows:
+            name = code(cell(display_name(row.verdict.name)))
+            lines.append(
+                f"| {'↳ ' if row.nested else ''}{name} | {format_age(row.age_days)} | "
+                f"{format_size(row.verdict.facts.size)} | "
+                f"{cell(display_name(row.verdict.facts.title or ''))} | {cell(reason_text(row))} |"
+            )
+    if report.skipped:
+        lines += ["", f"### Skipped ({len(report.skipped)})", ""]
+        lines += [f"- {code(display_name(str(s.path)))}: {cell(s.reason)}" for s in report.skipped]
+    warnings = warning_lines(report)
+    if warnings:
+        lines += ["", f"### Warnings ({len(warnings)})", ""]
+        lines += [f"- {cell(line)}" for line in warnings]
+    return "\n".join(lines) + "\n"

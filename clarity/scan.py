@@ -1,0 +1,63 @@
+"""`clarity scan`: read every plan, classify it, return the report (no output)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+from clarity.classifier import Rules, classify
+from clarity.config import Settings
+from clarity.errors import ClarityError
+from clarity.markers import compile_markers
+from clarity.model import ScanReport
+from clarity.reader import read_plans_dir
+
+
+def check_plans_dir(settings: Settings) -> None:
+    plans_dir = settings.plans_dir
+    source = settings.sources["plans_dir"]
+    if not plans_dir.exists():
+        raise ClarityError(
+            f"plans directory {plans_dir} does not exist (from {source}); "
+            "point --plans-dir or CLARITY_PLANS_DIR at your plans"
+        )
+    if not plans_dir.is_dir():
+        raise ClarityError(
+            f"plans directory {plans_dir} is not a directory (from {source}); "
+            "point --plans-dir at the folder that holds your plans"
+        )
+
+
+def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]:
+    """Names in plans_dir of the plans given as current (a bare name means in plans_dir)."""
+    names: set[str] = set()
+    real_plans_dir = os.path.realpath(plans_dir)
+    for value in values:
+        if not value.strip():
+            continue
+        path = Path(value.strip()).expanduser()
+        if path.parent == Path() or os.path.realpath(path.parent) == real_plans_dir:
+            names.add(path.name)
+    return frozenset(names)
+
+
+def scan(settings: Settings, now: datetime, current: Iterable[str] = ()) -> ScanReport:
+    check_plans_dir(settings)
+    try:
+        listing = read_plans_dir(settings.plans_dir)
+    except OSError as error:
+        raise ClarityError(
+            f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "
+            "check its permissions"
+        ) from None
+    rules = Rules(markers=compile_markers(settings.markers), thresholds=settings.thresholds)
+    verdicts = classify(listing.plans, rules, now, current_plan_names(current, settings.plans_dir))
+    return ScanReport(
+        plans_dir=settings.plans_dir,
+        archive_dir=settings.archive_dir,
+        now=now,
+        verdicts=verdicts,
+        skipped=listing.skipped,
+    )
