@@ -185,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         return error.exit_code
     except typer.TyperException as error:  # typer's parse errors: bad option, bad value
         hint = " (see clarity --help)" if error.exit_code == 2 else ""
-        sys.stderr.write(f"clarity: error: {_one_line(error.format_message())}{hint}\n")
+        message = _one_line(error.format_message()).rstrip(".")
+        sys.stderr.write(f"clarity: error: {message}{hint}\n")
         return error.exit_code
     except (KeyboardInterrupt, typer.Abort):
         sys.stderr.write("clarity: interrupted\n")

@@ -36,8 +36,8 @@ def print_config(settings: Settings, as_json: bool) -> None:
 
     console = Console()
     exists = "" if document["config_file_exists"] else " (not present: defaults apply)"
-    console.print(f"config file: {document['config_file']}{exists}", markup=False)
-    console.print(f"state dir:   {document['state_dir']}", markup=False)
+    console.print(f"config file: {document['config_file']}{exists}", markup=False, soft_wrap=True)
+    console.print(f"state dir:   {document['state_dir']}", markup=False, soft_wrap=True)
     table = Table(pad_edge=False)
     table.add_column("key", no_wrap=True)
     table.add_column("value", overflow="fold")

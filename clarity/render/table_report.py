@@ -51,8 +51,9 @@ def print_scan(report: ScanReport, console: Console) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console.print(escape(header_line(report)), style="bold")
-    console.print(escape(summary_line(report)))
+    # soft_wrap: a path in these lines is never broken, so it can be copied
+    console.print(escape(header_line(report)), style="bold", soft_wrap=True)
+    console.print(escape(summary_line(report)), soft_wrap=True)
     for plan_class, title, rows in sections(report):
         table = Table(
             title=f"{title} ({len(rows)})",
@@ -82,10 +83,11 @@ def print_scan(report: ScanReport, console: Console) -> None:
         console.print()
         console.print(f"Skipped ({len(report.skipped)})", style="bold")
         for item in report.skipped:
-            console.print(f"  {display_name(str(item.path))}: {item.reason}", markup=False)
+            line = f"  {display_name(str(item.path))}: {item.reason}"
+            console.print(line, markup=False, soft_wrap=True)
     warnings = warning_lines(report)
     if warnings:
         console.print()
         console.print(f"Warnings ({len(warnings)})", style="bold")
         for line in warnings:
-            console.print(f"  {line}", markup=False)
+            console.print(f"  {line}", markup=False, soft_wrap=True)

@@ -1,0 +1,134 @@
+"""Shared test helpers: dict-tree fixtures on a real filesystem, and the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clarity.cli import main
+
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+NOW_ISO = NOW.isoformat()
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A file to lay out: its content and how many days before NOW it was modified."""
+
+    content: str | bytes = ""
+    age_days: float = 0.0
+
+
+Tree = Mapping[str, "str | bytes | Plan | Tree"]
+
+
+def make_files(root: Path, tree: Tree, now: datetime = NOW) -> Path:
+    """Lay out a dict tree under root: dicts are folders, strings/bytes/Plans are files."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, spec in tree.items():
+        path = root / name
+        if isinstance(spec, Mapping):
+            make_files(path, spec, now)
+            continue
+        plan = spec if isinstance(spec, Plan) else Plan(spec)
+        data = plan.content.encode() if isinstance(plan.content, str) else plan.content
+        path.write_bytes(data)
+        mtime = now.timestamp() - plan.age_days * DAY
+        os.utime(path, (mtime, mtime))
+    return root
+
+
+def read_files(root: Path) -> dict[str, bytes]:
+    """Every file under root, by path relative to root."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    }
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes | str, int]]:
+    """Names, bytes (or link targets) and mtimes of everything under root."""
+    state: dict[str, tuple[bytes | str, int]] = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        if path.is_symlink():
+            state[str(path.relative_to(root))] = (str(path.readlink()), info.st_mtime_ns)
+        elif path.is_file():
+            state[str(path.relative_to(root))] = (path.read_bytes(), info.st_mtime_ns)
+        else:
+            state[str(path.relative_to(root))] = ("<dir>", info.st_mtime_ns)
+    return state
+
+
+@dataclass(frozen=True)
+class Result:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Keep every test away from the real home, config, state, trash and Claude dirs."""
+    home = tmp_path_factory.mktemp("home")
+    for var in list(os.environ):
+        if var.startswith(("CLARITY_", "CLAUDE_")):
+            monkeypatch.delenv(var)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("COLUMNS", "100")
+    workdir = home / "work"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    return home
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):
+    """Run clarity in-process, as the console script does, and capture what it prints."""
+
+    def run(*args: str) -> Result:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return run
+
+
+def run_process(
+    *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> Result:
+    """Run `python -m clarity` as a separate process: what a user's shell does."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "clarity", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
+    return Result(completed.returncode, completed.stdout, completed.stderr)
+
+
+@pytest.fixture
+def plans_dir(tmp_path: Path) -> Iterator[Path]:
+    directory = tmp_path / "plans"
+    directory.mkdir()
+    yield directory

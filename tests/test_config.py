@@ -1,0 +1,238 @@
+"""Where plans are (SPEC 2) and configuration with its sources (SPEC 7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clarity.config import load_settings
+from clarity.errors import ClarityError
+from clarity.markers import DEFAULT_MARKERS
+from clarity.model import Thresholds
+
+NO_OPTIONS: dict[str, object] = {}
+
+
+def write_config(home: Path, text: str) -> Path:
+    path = home / ".config" / "clarity" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def settings(env: dict[str, str] | None = None, cwd: Path | None = None, **options: object):
+    return load_settings(options, env or {}, cwd or Path.cwd())
+
+
+def test_defaults(isolated_home: Path) -> None:
+    result = settings()
+    assert result.plans_dir == isolated_home / ".claude" / "plans"
+    assert result.archive_dir == isolated_home / ".claude" / "plans-archive"
+    assert result.thresholds == Thresholds(stale_days=7, stale_bytes=2048, dormant_days=14)
+    assert result.markers == DEFAULT_MARKERS
+    assert result.config_path == isolated_home / ".config" / "clarity" / "config.toml"
+    assert set(result.sources.values()) <= {"default", "default: beside the plans dir"}
+
+
+def test_claude_config_dir_moves_the_default(tmp_path: Path) -> None:
+    result = settings({"CLAUDE_CONFIG_DIR": str(tmp_path / "cc")})
+    assert result.plans_dir == tmp_path / "cc" / "plans"
+    assert result.archive_dir == tmp_path / "cc" / "plans-archive"
+    assert result.sources["plans_dir"] == "$CLAUDE_CONFIG_DIR/plans"
+
+
+def test_precedence_option_env_config_default(isolated_home: Path, tmp_path: Path) -> None:
+    config = write_config(isolated_home, 'stale_days = 3\nplans_dir = "~/from-config"\n')
+    from_config = settings()
+    assert from_config.thresholds.stale_days == 3
+    assert from_config.plans_dir == isolated_home / "from-config"
+    assert from_config.sources["stale_days"] == f"config {config}"
+
+    env = {"CLARITY_STALE_DAYS": "4.5", "CLARITY_PLANS_DIR": str(tmp_path / "env")}
+    from_env = settings(env)
+    assert from_env.thresholds.stale_days == 4.5
+    assert from_env.plans_dir == tmp_path / "env"
+    assert from_env.sources["stale_days"] == "env CLARITY_STALE_DAYS"
+
+    from_option = settings(env, stale_days=5.0, plans_dir=tmp_path / "opt")
+    assert from_option.thresholds.stale_days == 5.0
+    assert from_option.plans_dir == tmp_path / "opt"
+    assert from_option.sources["stale_days"] == "option --stale-days"
+    assert from_option.archive_dir == tmp_path / "opt-archive"
+
+
+def test_relative_option_paths_are_from_the_working_directory(tmp_path: Path) -> None:
+    result = settings(cwd=tmp_path, plans_dir=Path("plans"), archive_dir=Path("../arch"))
+    assert result.plans_dir == tmp_path / "plans"
+    assert result.archive_dir == tmp_path.parent / "arch"
+
+
+def test_markers_from_config_and_env(isolated_home: Path) -> None:
+    write_config(isolated_home, 'markers = ["SHIPPED", "-- Merged"]\n')
+    assert settings().markers == ("SHIPPED", "-- Merged")
+    assert settings({"CLARITY_MARKERS": "A,B"}).markers == ("A", "B")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("stale_days = -1", "stale_days: must be a number of days >= 0, not -1"),
+        ('stale_days = "7"', "stale_days: must be a number of days"),
+        ("stale_days = true", "stale_days: must be a number of days"),
+        ("stale_days = nan", "stale_days: must be a number of days >= 0, not nan"),
+        ("stale_bytes = 2.5", "stale_bytes: must be a whole number of bytes"),
+        ("stale_bytes = -5", "stale_bytes: must be a number of bytes >= 0, not -5"),
+        ('markers = "COMPLETED"', "markers: must be a list of strings"),
+        ("markers = []", "markers: must name at least one marker"),
+        ('plans_dir = "relative/plans"', "plans_dir: must be an absolute path or start with ~"),
+        ("stale_day = 3", 'unknown key "stale_day"'),
+        ("stale_days = ", "not valid TOML"),
+    ],
+)
+def test_a_bad_config_names_the_file_the_key_and_the_problem(
+    isolated_home: Path, text: str, message: str
+) -> None:
+    path = write_config(isolated_home, text + "\n")
+    with pytest.raises(ClarityError) as caught:
+        settings()
+    assert caught.value.exit_code == 2
+    assert caught.value.message.startswith(str(path))
+    assert message in caught.value.message
+
+
+def test_an_unreadable_config_is_an_error(isolated_home: Path) -> None:
+    path = isolated_home / ".config" / "clarity" / "config.toml"
+    path.mkdir(parents=True)  # a directory where the file should be: unreadable as a file
+    with pytest.raises(ClarityError, match="cannot read config"):
+        settings()
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"CLARITY_STALE_DAYS": "abc"}, "CLARITY_STALE_DAYS=abc: must be a number"),
+        ({"CLARITY_DORMANT_DAYS": "-2"}, "CLARITY_DORMANT_DAYS=-2: must be a number of days >= 0"),
+        ({"CLARITY_STALE_BYTES": "1.5"}, "CLARITY_STALE_BYTES=1.5: must be a whole number"),
+    ],
+)
+def test_a_bad_env_value_names_the_variable(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ClarityError, match=message):
+        settings(env)
+
+
+def test_a_bad_option_value_names_the_option() -> None:
+    with pytest.raises(ClarityError, match="--stale-days: must be a number of days >= 0, not -3"):
+        settings(stale_days=-3.0)
+
+
+# Claude Code's project setting `plansDirectory`
+
+
+def project(root: Path, settings_file: str, value: object) -> Path:
+    (root / ".claude").mkdir(parents=True, exist_ok=True)
+    (root / ".claude" / settings_file).write_text(json.dumps({"plansDirectory": value}))
+    return root
+
+
+def test_project_plans_directory_from_the_nearest_ancestor(tmp_path: Path) -> None:
+    root = project(tmp_path / "proj", "settings.json", "docs/plans")
+    deep = root / "src" / "pkg"
+    deep.mkdir(parents=True)
+    result = settings(cwd=deep)
+    assert result.plans_dir == (root / "docs" / "plans").resolve()
+    assert result.sources["plans_dir"] == f"plansDirectory in {root / '.claude' / 'settings.json'}"
+    assert result.archive_dir == (root / "docs" / "plans-archive").resolve()
+
+
+def test_local_settings_win_over_shared_ones(tmp_path: Path) -> None:
+    root = project(tmp_path / "proj", "settings.json", "shared")
+    project(root, "settings.local.json", "mine")
+    assert settings(cwd=root).plans_dir == (root / "mine").resolve()
+
+
+def test_a_nearer_project_wins(tmp_path: Path) -> None:
+    outer = project(tmp_path / "outer", "settings.json", "outer-plans")
+    inner = project(outer / "inner", "settings.json", "inner-plans")
+    assert settings(cwd=inner).plans_dir == (inner / "inner-plans").resolve()
+
+
+def test_a_project_without_the_key_is_passed_over(tmp_path: Path) -> None:
+    outer = project(tmp_path / "outer", "settings.json", "outer-plans")
+    inner = outer / "inner"
+    (inner / ".claude").mkdir(parents=True)
+    (inner / ".claude" / "settings.json").write_text('{"model": "x"}')
+    assert settings(cwd=inner).plans_dir == (outer / "outer-plans").resolve()
+
+
+def test_a_value_outside_the_project_is_ignored_as_claude_code_does(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    root = project(tmp_path / "proj", "settings.json", "../escape")
+    assert settings(cwd=root).plans_dir == isolated_home / ".claude" / "plans"
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"plansDirectory": 5}', ""])
+def test_unusable_claude_settings_are_passed_over(
+    tmp_path: Path, isolated_home: Path, content: str
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".claude").mkdir(parents=True)
+    (root / ".claude" / "settings.json").write_text(content)
+    assert settings(cwd=root).plans_dir == isolated_home / ".claude" / "plans"
+
+
+def test_the_users_own_claude_settings_are_not_a_project(isolated_home: Path) -> None:
+    project(isolated_home, "settings.json", "elsewhere")
+    assert settings(cwd=isolated_home / "work").plans_dir == isolated_home / ".claude" / "plans"
+
+
+def test_explicit_settings_beat_the_project_setting(tmp_path: Path) -> None:
+    root = project(tmp_path / "proj", "settings.json", "docs/plans")
+    result = settings({"CLARITY_PLANS_DIR": str(tmp_path / "env")}, cwd=root)
+    assert result.plans_dir == tmp_path / "env"
+
+
+# `clarity config`
+
+
+def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) -> None:
+    path = write_config(isolated_home, "dormant_days = 30\n")
+    result = cli("config", "--json", "--stale-bytes", "100")
+    assert result.exit_code == 0, result.stderr
+    document = result.json()
+    assert document["config_file"] == str(path)
+    assert document["config_file_exists"] is True
+    assert document["state_dir"] == str(isolated_home / ".local" / "state" / "clarity")
+    entries = document["settings"]
+    assert set(entries) == {
+        "plans_dir",
+        "archive_dir",
+        "stale_days",
+        "stale_bytes",
+        "dormant_days",
+        "markers",
+    }
+    assert entries["dormant_days"] == {"value": 30.0, "source": f"config {path}"}
+    assert entries["stale_bytes"] == {"value": 100, "source": "option --stale-bytes"}
+    assert entries["stale_days"] == {"value": 7.0, "source": "default"}
+    assert entries["markers"]["value"] == list(DEFAULT_MARKERS)
+
+
+def test_config_command_as_a_table(cli, isolated_home: Path) -> None:
+    result = cli("config")
+    assert result.exit_code == 0
+    assert "config file:" in result.stdout
+    assert "(not present: defaults apply)" in result.stdout
+    for key in ("plans_dir", "archive_dir", "stale_days", "stale_bytes", "dormant_days"):
+        assert key in result.stdout
+
+
+def test_config_command_reports_a_bad_config_in_one_line(cli, isolated_home: Path) -> None:
+    path = write_config(isolated_home, "stale_days = -1\n")
+    result = cli("config")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"clarity: error: {path}: stale_days: must be a number of days >= 0, not -1\n"
+    )
