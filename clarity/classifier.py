@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
@@ -97,14 +97,15 @@ def classify(
     for name in sorted(own):
         verdict = own[name]
         root = roots.get(name)
-        subplans = tuple(sorted(children.get(name, ())))
         if root is None:
-            verdicts.append(
-                Verdict(verdict.facts, verdict.plan_class, verdict.reason, None, subplans)
-            )
+            verdicts.append(replace(verdict, subplans=tuple(sorted(children.get(name, ())))))
         elif _active_now(verdict.facts, now, current) is not None:
-            verdicts.append(Verdict(verdict.facts, verdict.plan_class, verdict.reason, root))
+            verdicts.append(replace(verdict, parent=root))  # stands on its own
         else:
             parent_class = own[root].plan_class
-            verdicts.append(Verdict(verdict.facts, parent_class, f"follows parent {root}", root))
+            verdicts.append(
+                replace(
+                    verdict, plan_class=parent_class, reason=f"follows parent {root}", parent=root
+                )
+            )
     return tuple(verdicts)

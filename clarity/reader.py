@@ -68,11 +68,16 @@ def _decode_head(data: bytes, whole_file: bool) -> str:
     return text.removeprefix("\ufeff")
 
 
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+
+def _drop_cut_start(data: bytes) -> bytes:
+    """Drop the tail of a character cut where a chunk starts (at most 3 bytes)."""
+    return data[:3].lstrip(_CONTINUATION_BYTES) + data[3:]
+
+
 def _decode_tail(data: bytes) -> str:
-    start = 0
-    while start < min(3, len(data)) and 0x80 <= data[start] < 0xC0:
-        start += 1  # skip the rest of a character cut at the chunk's start
-    return data[start:].decode("utf-8", errors="replace")
+    return _drop_cut_start(data).decode("utf-8", errors="replace")
 
 
 def _tail_is_cut(tail: str) -> bool:
@@ -105,11 +110,8 @@ class _PlanFile:
         tail = self.read(self.size - TAIL_BYTES, TAIL_BYTES)
         tail_text = _decode_tail(tail)
         if _tail_is_cut(tail_text):
-            tail = (
-                self.read(self.size - MAX_TAIL_BYTES, MAX_TAIL_BYTES)
-                if (self.size > MAX_TAIL_BYTES)
-                else self.read(0, self.size)
-            )
+            start = max(0, self.size - MAX_TAIL_BYTES)
+            tail = self.read(start, self.size - start)
             tail_text = _decode_tail(tail)
         clean = _clean(head, cut_end=True) and _clean(tail, cut_start=True)
         return head_facts, _last_line(tail_text), clean
@@ -127,15 +129,8 @@ class _PlanFile:
         try:
             return parse_head(text)
         except FrontmatterUnclosed:
-            why = (
-                "frontmatter block never closes"
-                if whole
-                else (f"frontmatter block does not close in the first {MAX_HEAD_BYTES // 1024} KiB")
-            )
-            return parse_head_unclosed(text, why + "; ignored")
-
-
-_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+            where = "" if whole else f" in the first {MAX_HEAD_BYTES // 1024} KiB"
+            return parse_head_unclosed(text, f"frontmatter block never closes{where}; ignored")
 
 
 def _clean(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bool:
@@ -143,7 +138,7 @@ def _clean(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bool:
     if b"\0" in data:
         return False
     if cut_start:
-        data = data[:3].lstrip(_CONTINUATION_BYTES) + data[3:]
+        data = _drop_cut_start(data)
     try:
         codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=not cut_end)
     except UnicodeDecodeError:

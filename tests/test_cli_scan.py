@@ -317,3 +317,46 @@ def test_piping_into_a_closed_reader_is_quiet(tmp_path: Path) -> None:
     )
     os.close(write_fd)
     assert "Traceback" not in completed.stderr
+
+
+def test_scan_never_imports_the_agent_sdk(tmp_path: Path) -> None:
+    make_files(tmp_path / "plans", {"a.md": Plan("---\nstatus: done\n---\n# a\n", 1)})
+    import subprocess
+    import sys
+
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "clarity",
+            "scan",
+            "--plans-dir",
+            str(tmp_path / "plans"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    imported = {
+        line.split("|")[-1].strip() for line in completed.stderr.splitlines() if "|" in line
+    }
+    assert "typer" in imported  # the measurement works
+    assert not {name for name in imported if name.split(".")[0] == "anthropic"}
+
+
+@pytest.mark.skipif(os.uname().sysname != "Linux", reason="undecodable names are a Linux matter")
+def test_a_name_that_is_not_utf8_survives_json_exactly(cli, plans_dir: Path) -> None:
+    raw = os.fsencode(plans_dir) + b"/caf\xe9.md"
+    fd = os.open(raw, os.O_WRONLY | os.O_CREAT, 0o644)  # bytes path: pathlib cannot spell it
+    os.write(fd, b"# T\n")
+    os.close(fd)
+    result = cli("scan", "--plans-dir", str(plans_dir), "--json")
+    assert result.exit_code == 0
+    assert os.fsencode(result.json()["plans"][0]["name"]) == b"caf\xe9.md"
+    table = cli("scan", "--plans-dir", str(plans_dir))
+    assert table.exit_code == 0
+    assert "caf\ufffd.md" in table.stdout

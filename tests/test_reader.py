@@ -183,7 +183,7 @@ def test_a_frontmatter_block_that_never_closes_is_ignored_with_a_warning(plans_d
     assert small.title == "Title"
     assert "never closes" in small.warnings[0]
     assert big.frontmatter.status is None
-    assert f"first {MAX_HEAD_BYTES // 1024} KiB" in big.warnings[0]
+    assert f"never closes in the first {MAX_HEAD_BYTES // 1024} KiB" in big.warnings[0]
     assert big.bytes_read <= MAX_BYTES_READ
 
 
