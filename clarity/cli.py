@@ -57,9 +57,15 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.
 FormatOption = Annotated[Format | None, typer.Option("--format", help="Output format.")]
 
 
-def _settings(**options: Any) -> Settings:
+# The options every command that reads plans takes, named as config keys.
+_SETTING_OPTIONS = ("plans_dir", "archive_dir", "stale_days", "stale_bytes", "dormant_days")
+
+
+def _settings(parameters: dict[str, Any]) -> Settings:
+    """Settings from a command's parameters (pass `locals()` first thing)."""
     from clarity.config import load_settings
 
+    options = {key: parameters.get(key) for key in _SETTING_OPTIONS}
     return load_settings(options, os.environ, Path.cwd())
 
 
@@ -105,17 +111,11 @@ def scan(
     output_format: FormatOption = None,
 ) -> None:
     """Classify every plan and show what apply would do. Changes nothing."""
+    settings = _settings(locals())
     from clarity.clock import parse_now
     from clarity.scan import scan as run_scan
 
     chosen_format = _output_format(json_output, output_format)
-    settings = _settings(
-        plans_dir=plans_dir,
-        archive_dir=archive_dir,
-        stale_days=stale_days,
-        stale_bytes=stale_bytes,
-        dormant_days=dormant_days,
-    )
     report = run_scan(settings, parse_now(now), _current_values(current))
     _print_scan(report, chosen_format)
 
@@ -130,15 +130,9 @@ def show_config(
     json_output: JsonOption = False,
 ) -> None:
     """Show every effective setting and where it came from."""
+    settings = _settings(locals())
     from clarity.render.config_report import print_config
 
-    settings = _settings(
-        plans_dir=plans_dir,
-        archive_dir=archive_dir,
-        stale_days=stale_days,
-        stale_bytes=stale_bytes,
-        dormant_days=dormant_days,
-    )
     print_config(settings, as_json=json_output)
 
 
@@ -159,7 +153,7 @@ def demo(
     chosen_format = _output_format(json_output, output_format)
     now = parse_now(None)
     plans_dir = lay_out_sample(directory, now)
-    settings = _settings(plans_dir=plans_dir, archive_dir=None)
+    settings = _settings({"plans_dir": plans_dir})
     _print_scan(run_scan(settings, now), chosen_format)
     sys.stderr.write(
         f"\nThe sample plans are in {plans_dir}; scan them again with:\n"
