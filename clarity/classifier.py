@@ -19,6 +19,10 @@ class Rules:
     thresholds: Thresholds
 
 
+def follows_parent_reason(parent: str) -> str:
+    return f"follows parent {parent}"
+
+
 def _days(value: float) -> str:
     return f"{value:g}"
 
@@ -105,7 +109,10 @@ def classify(
             parent_class = own[root].plan_class
             verdicts.append(
                 replace(
-                    verdict, plan_class=parent_class, reason=f"follows parent {root}", parent=root
+                    verdict,
+                    plan_class=parent_class,
+                    reason=follows_parent_reason(root),
+                    parent=root,
                 )
             )
     return tuple(verdicts)

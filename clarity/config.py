@@ -76,6 +76,9 @@ class _Key:
     def env(self) -> str:
         return "CLARITY_" + self.name.upper()
 
+    def from_env(self, text: str) -> Any:
+        return self.check(self.from_text(text))
+
 
 KEYS: dict[str, _Key] = {
     key.name: key
@@ -140,15 +143,15 @@ def load_settings(
     sources: dict[str, str] = {}
     for key in KEYS.values():
         if options.get(key.name) is not None:
-            values[key.name] = _checked(key, options[key.name], key.option)
+            values[key.name] = _checked(key.check, options[key.name], key.option)
             sources[key.name] = f"option {key.option}"
         elif env.get(key.env, "").strip():
-            text = env[key.env]
-            where = f"{key.env}={text}"
-            values[key.name] = _checked(key, _checked(key, text, where, key.from_text), where)
+            where = f"{key.env}={env[key.env]}"
+            values[key.name] = _checked(key.from_env, env[key.env], where)
             sources[key.name] = f"env {key.env}"
         elif key.name in from_file:
-            values[key.name] = _checked(key, from_file[key.name], f"{config_path}: {key.name}")
+            where = f"{config_path}: {key.name}"
+            values[key.name] = _checked(key.check, from_file[key.name], where)
             sources[key.name] = f"config {config_path}"
     for name in ("plans_dir", "archive_dir"):
         path = values.get(name)
@@ -178,8 +181,9 @@ def load_settings(
     )
 
 
-def _checked(key: _Key, value: Any, where: str, check: Callable[[Any], Any] | None = None) -> Any:
+def _checked(check: Callable[[Any], Any], value: Any, where: str) -> Any:
+    """check(value), with a failure turned into one line that says where the value came from."""
     try:
-        return (check or key.check)(value)
+        return check(value)
     except ValueError as error:
         raise ClarityError(f"{where}: {error}") from None

@@ -61,23 +61,24 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
     return b"".join(chunks)
 
 
-def _decode_head(data: bytes, whole_file: bool) -> str:
-    # An incremental decoder holds back a character cut at the chunk's end
-    # instead of turning it into U+FFFD.
-    text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=whole_file)
-    return text.removeprefix("\ufeff")
-
-
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
 
-def _drop_cut_start(data: bytes) -> bytes:
-    """Drop the tail of a character cut where a chunk starts (at most 3 bytes)."""
-    return data[:3].lstrip(_CONTINUATION_BYTES) + data[3:]
+def _decode(data: bytes, *, cut_start: bool = False, cut_end: bool = False) -> tuple[str, bool]:
+    """Text, and whether the bytes were clean (valid UTF-8, no NUL).
 
-
-def _decode_tail(data: bytes) -> str:
-    return _drop_cut_start(data).decode("utf-8", errors="replace")
+    A chunk may cut a character where it starts or ends: that is not a fault.
+    Valid text, the usual case, is decoded once; only invalid bytes are
+    decoded a second time, with replacement characters.
+    """
+    if cut_start:
+        data = data[:3].lstrip(_CONTINUATION_BYTES) + data[3:]
+    decoder = codecs.getincrementaldecoder("utf-8")
+    try:
+        text, clean = decoder("strict").decode(data, final=not cut_end), b"\0" not in data
+    except UnicodeDecodeError:
+        text, clean = decoder("replace").decode(data, final=not cut_end), False
+    return text.removeprefix("\ufeff"), clean
 
 
 def _tail_is_cut(tail: str) -> bool:
@@ -103,18 +104,18 @@ class _PlanFile:
         """Head facts, last line, and whether the bytes were valid UTF-8 with no NUL."""
         if self.size <= HEAD_BYTES + TAIL_BYTES:
             data = self.read(0, self.size)
-            text = _decode_head(data, whole_file=True)
-            return self._head(text, data, whole=True), _last_line(text), _clean(data)
+            text, clean = _decode(data)
+            return self._head(text, data, whole=True), _last_line(text), clean
         head = self.read(0, HEAD_BYTES)
-        head_facts = self._head(_decode_head(head, whole_file=False), head, whole=False)
-        tail = self.read(self.size - TAIL_BYTES, TAIL_BYTES)
-        tail_text = _decode_tail(tail)
+        head_text, head_clean = _decode(head, cut_end=True)
+        head_facts = self._head(head_text, head, whole=False)
+        tail_text, tail_clean = _decode(
+            self.read(self.size - TAIL_BYTES, TAIL_BYTES), cut_start=True
+        )
         if _tail_is_cut(tail_text):
             start = max(0, self.size - MAX_TAIL_BYTES)
-            tail = self.read(start, self.size - start)
-            tail_text = _decode_tail(tail)
-        clean = _clean(head, cut_end=True) and _clean(tail, cut_start=True)
-        return head_facts, _last_line(tail_text), clean
+            tail_text, tail_clean = _decode(self.read(start, self.size - start), cut_start=True)
+        return head_facts, _last_line(tail_text), head_clean and tail_clean
 
     def _head(self, text: str, data: bytes, whole: bool) -> HeadFacts:
         try:
@@ -125,25 +126,12 @@ class _PlanFile:
             return parse_head_unclosed(text, "frontmatter block never closes; ignored")
         more = self.read(len(data), min(self.size, MAX_HEAD_BYTES) - len(data))
         whole = len(data) + len(more) >= self.size
-        text = _decode_head(data + more, whole_file=whole)
+        text, _ = _decode(data + more, cut_end=not whole)
         try:
             return parse_head(text)
         except FrontmatterUnclosed:
             where = "" if whole else f" in the first {MAX_HEAD_BYTES // 1024} KiB"
             return parse_head_unclosed(text, f"frontmatter block never closes{where}; ignored")
-
-
-def _clean(data: bytes, cut_start: bool = False, cut_end: bool = False) -> bool:
-    """No NUL and valid UTF-8, allowing for a character cut where a chunk was cut."""
-    if b"\0" in data:
-        return False
-    if cut_start:
-        data = _drop_cut_start(data)
-    try:
-        codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=not cut_end)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def read_plan(path: Path) -> PlanFacts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from clarity.classifier import follows_parent_reason
 from clarity.model import ACTION_FOR, PlanClass, ScanReport, Verdict
 
 # Sections in the order a reviewer wants them: what will move first.
@@ -64,33 +65,38 @@ def header_line(report: ScanReport) -> str:
     return f"Plans in {report.plans_dir}, as of {report.now.strftime('%Y-%m-%d %H:%M %z')}"
 
 
-def section_rows(report: ScanReport, plan_class: PlanClass) -> list[Row]:
-    """Plans of one class, newest first, each followed by the sub-plans that follow it."""
-    members = [v for v in report.verdicts if v.plan_class is plan_class]
+def _section_rows(
+    report: ScanReport, members: list[Verdict], by_name: dict[str, Verdict]
+) -> list[Row]:
+    """One class's plans, newest first, each followed by the sub-plans that follow it."""
     in_section = {v.name for v in members}
-    by_name = {v.name: v for v in report.verdicts}
     rows: list[Row] = []
     for verdict in sorted(members, key=lambda v: (-v.facts.mtime, v.name)):
-        if verdict.parent is not None and verdict.parent in in_section:
+        if verdict.parent in in_section:
             continue  # shown under its parent
         rows.append(Row(verdict, report.age_days(verdict), nested=False))
         for child_name in verdict.subplans:
             child = by_name[child_name]
-            if child.plan_class is plan_class:
+            if child.plan_class is verdict.plan_class:
                 rows.append(Row(child, report.age_days(child), nested=True))
     return rows
 
 
 def sections(report: ScanReport) -> Iterator[tuple[PlanClass, str, list[Row]]]:
+    """The non-empty sections in SECTION_ORDER, with their rows."""
+    by_class: dict[PlanClass, list[Verdict]] = {plan_class: [] for plan_class in SECTION_ORDER}
+    for verdict in report.verdicts:
+        by_class[verdict.plan_class].append(verdict)
+    by_name = {v.name: v for v in report.verdicts}
     for plan_class in SECTION_ORDER:
-        rows = section_rows(report, plan_class)
-        if rows:
+        if by_class[plan_class]:
+            rows = _section_rows(report, by_class[plan_class], by_name)
             yield plan_class, SECTION_TITLES[plan_class], rows
 
 
 def reason_text(row: Row) -> str:
     verdict = row.verdict
-    if row.nested and verdict.reason.startswith("follows parent"):
+    if row.nested and verdict.parent and verdict.reason == follows_parent_reason(verdict.parent):
         return "follows parent"  # shown right under it
     if verdict.parent is not None and not row.nested:
         return f"{verdict.reason} (sub-plan of {display_name(verdict.parent)})"
