@@ -13,7 +13,10 @@ import typer
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from clarity.config import Settings
+    from clarity.executor.results import RunReport
     from clarity.model import ScanReport
 
 app = typer.Typer(
@@ -54,6 +57,9 @@ CurrentOption = Annotated[
     typer.Option("--current", help="The current session's plan (repeatable); kept active."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+YesOption = Annotated[
+    bool, typer.Option("--yes", "-y", help="Do not ask; needed when there is no terminal.")
+]
 FormatOption = Annotated[Format | None, typer.Option("--format", help="Output format.")]
 
 
@@ -98,6 +104,37 @@ def _print_scan(report: ScanReport, output_format: Format) -> None:
         print_scan(report, Console())
 
 
+def _moves(report: ScanReport) -> bool:
+    from clarity.model import Action
+
+    return any(v.action in (Action.ARCHIVE, Action.TRASH) for v in report.verdicts)
+
+
+def _scan_and_record(
+    settings: Settings, now: datetime, current: list[str] | tuple[()]
+) -> ScanReport:
+    """Settle a killed run first, scan, and record the proposal for apply."""
+    from clarity.runs import record_scan, settle_interrupted
+    from clarity.scan import scan as run_scan
+    from clarity.state import DirState
+
+    state = DirState.for_plans_dir(settings.plans_dir)
+    if settings.plans_dir.is_dir():
+        _note(settle_interrupted(state))
+    report = run_scan(settings, now, current)
+    try:
+        record_scan(state, report)
+    except (ClarityError, OSError) as error:
+        message = error.message if isinstance(error, ClarityError) else str(error)
+        _note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
+    return report
+
+
+def _note(line: str | None) -> None:
+    if line:
+        sys.stderr.write(f"clarity: {_one_line(line)}\n")
+
+
 @app.command()
 def scan(
     plans_dir: PlansDirOption = None,
@@ -110,14 +147,15 @@ def scan(
     json_output: JsonOption = False,
     output_format: FormatOption = None,
 ) -> None:
-    """Classify every plan and show what apply would do. Changes nothing."""
+    """Classify every plan and show what apply would do. Moves nothing."""
     settings = _settings(locals())
     from clarity.clock import parse_now
-    from clarity.scan import scan as run_scan
 
     chosen_format = _output_format(json_output, output_format)
-    report = run_scan(settings, parse_now(now), _current_values(current))
+    report = _scan_and_record(settings, parse_now(now), _current_values(current))
     _print_scan(report, chosen_format)
+    if chosen_format is not Format.JSON and _moves(report):
+        sys.stderr.write("Review the above, then run clarity apply to carry it out.\n")
 
 
 @app.command("config")
@@ -148,17 +186,135 @@ def demo(
     """Lay out the shipped sample plans, with their ages, and scan them."""
     from clarity.clock import parse_now
     from clarity.demo import lay_out_sample
-    from clarity.scan import scan as run_scan
 
     chosen_format = _output_format(json_output, output_format)
     now = parse_now(None)
     plans_dir = lay_out_sample(directory, now)
     settings = _settings({"plans_dir": plans_dir})
-    _print_scan(run_scan(settings, now), chosen_format)
+    _print_scan(_scan_and_record(settings, now, ()), chosen_format)
     sys.stderr.write(
         f"\nThe sample plans are in {plans_dir}; scan them again with:\n"
         f"  clarity scan --plans-dir {plans_dir}\n"
     )
+
+
+def _needs_terminal(yes: bool, command: str) -> None:
+    if not yes and not sys.stdin.isatty():
+        raise ClarityError(
+            f"clarity {command} asks before it moves anything and there is no terminal to ask "
+            f"at; review with clarity scan, then run clarity {command} --yes"
+        )
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr for long runs in a terminal; nothing otherwise."""
+
+    MIN_FILES = 50
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.label = label
+        self.enabled = enabled
+        self._progress: Any = None
+
+    def __call__(self, total: int) -> Any:
+        from rich.console import Console
+
+        console = Console(stderr=True)
+        if not self.enabled or total < self.MIN_FILES or not console.is_terminal:
+            return None
+        from rich.progress import Progress
+
+        self._progress = Progress(console=console, transient=True)
+        self._progress.start()
+        task = self._progress.add_task(self.label, total=total)
+        return lambda count: self._progress.advance(task, count)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def _ask(lines: list[str], output_format: Format) -> bool:
+    to_stderr = output_format is Format.JSON
+    stream = sys.stderr if to_stderr else sys.stdout
+    stream.write("\n".join(lines) + "\n\n")
+    stream.flush()
+    return typer.confirm("Go ahead?", default=False, err=to_stderr)
+
+
+def _print_run(report: RunReport, output_format: Format) -> int:
+    from clarity.render import run_report
+
+    if output_format is Format.JSON:
+        from clarity.render.json_report import dumps
+
+        sys.stdout.write(dumps(run_report.run_document(report)))
+    elif output_format is Format.MARKDOWN:
+        sys.stdout.write(run_report.result_markdown(report))
+    else:
+        sys.stdout.write("\n".join(run_report.result_lines(report)) + "\n")
+    return EXIT_ACTION_FAILED if report.failed else 0
+
+
+@app.command()
+def apply(
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+    now: NowOption = None,
+    stale_days: StaleDaysOption = None,
+    stale_bytes: StaleBytesOption = None,
+    dormant_days: DormantDaysOption = None,
+    current: CurrentOption = None,
+    rescan: Annotated[
+        bool, typer.Option("--rescan", help="Scan now and apply that (cron: --rescan --yes).")
+    ] = False,
+    yes: YesOption = False,
+    json_output: JsonOption = False,
+    output_format: FormatOption = None,
+) -> int:
+    """Carry out the latest scan: archive completed plans, trash stale ones."""
+    settings = _settings(locals())
+    chosen_format = _output_format(json_output, output_format)
+    _needs_terminal(yes, "apply")
+    from clarity.clock import parse_now
+    from clarity.render.run_report import preview_lines
+    from clarity.runs import run_apply
+
+    bar = _ProgressBar("Moving plans", chosen_format is not Format.JSON)
+    try:
+        report = run_apply(
+            settings,
+            parse_now(now),
+            _current_values(current),
+            rescan=rescan,
+            confirm=lambda preview: yes or _ask(preview_lines(preview), chosen_format),
+            progress=bar,
+        )
+    finally:
+        bar.close()
+    return _print_run(report, chosen_format)
+
+
+@app.command()
+def undo(
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+    yes: YesOption = False,
+    json_output: JsonOption = False,
+    output_format: FormatOption = None,
+) -> int:
+    """Put back what the latest apply moved (from the archive and the trash)."""
+    settings = _settings(locals())
+    chosen_format = _output_format(json_output, output_format)
+    _needs_terminal(yes, "undo")
+    from clarity.render.run_report import undo_preview_lines
+    from clarity.runs import run_undo
+
+    report = run_undo(
+        settings,
+        confirm=lambda plan: yes or _ask(undo_preview_lines(plan), chosen_format),
+    )
+    return _print_run(report, chosen_format)
 
 
 def _one_line(message: str) -> str:

@@ -6,6 +6,7 @@ from facts, and a report is what a command returns for a renderer to print.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -43,6 +44,24 @@ class Frontmatter:
 
 
 @dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What stat says about a file: if none of it changed, neither did the bytes.
+
+    Any write to a file moves its ctime, which no one can set by hand, so an
+    equal stamp is the cheap proof that a file is as it was when scanned.
+    """
+
+    size: int
+    mtime_ns: int
+    inode: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileStamp:
+        return cls(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+
+
+@dataclass(frozen=True, slots=True)
 class PlanFacts:
     """What the reader learned about one plan file: all the classifier sees."""
 
@@ -55,6 +74,7 @@ class PlanFacts:
     frontmatter: Frontmatter = field(default_factory=Frontmatter)
     warnings: tuple[str, ...] = ()
     bytes_read: int = 0  # how much of the file the reader read (bounded, see reader)
+    stamp: FileStamp | None = None  # None only for facts made up by hand (tests)
 
 
 @dataclass(frozen=True, slots=True)

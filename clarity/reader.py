@@ -8,13 +8,14 @@ not depend on its size.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarity.model import PlanFacts, Skipped
+from clarity.model import FileStamp, PlanFacts, Skipped
 from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
 from clarity.plantext import last_nonblank_line as _last_line
 
@@ -158,7 +159,51 @@ def read_plan(path: Path) -> PlanFacts:
         frontmatter=head.frontmatter,
         warnings=warnings,
         bytes_read=plan.bytes_read,
+        stamp=FileStamp.of(info),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """A plan's stamp and the sha256 of all its bytes."""
+
+    stamp: FileStamp
+    sha256: str
+
+
+def fingerprint(path: Path) -> Fingerprint:
+    """Read a plan in full (only plans an action will move) and hash it.
+
+    Raises OSError or NotARegularFile. A file written to while it is hashed
+    is hashed again, so the hash and the stamp always describe the same bytes.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        for _ in range(3):
+            before = os.fstat(fd)
+            if not stat.S_ISREG(before.st_mode):
+                raise NotARegularFile
+            os.lseek(fd, 0, os.SEEK_SET)
+            with os.fdopen(fd, "rb", closefd=False) as stream:
+                digest = hashlib.file_digest(stream, "sha256").hexdigest()
+            stamp = FileStamp.of(before)
+            if FileStamp.of(os.fstat(fd)) == stamp:
+                break
+    finally:
+        os.close(fd)
+    return Fingerprint(stamp, digest)
+
+
+def read_opening(path: Path, limit: int = 4 * HEAD_BYTES) -> str:
+    """The first `limit` bytes of a plan as text (for an extractive summary)."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile
+        data = _read_at(fd, 0, limit)
+    finally:
+        os.close(fd)
+    return _decode(data, cut_end=len(data) == limit)[0]
 
 
 def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:

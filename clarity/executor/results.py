@@ -1,0 +1,43 @@
+"""What a run did, file by file: the data that apply and undo return for rendering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+
+class Status(StrEnum):
+    DONE = "done"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult:
+    name: str
+    action: str  # "archive" | "trash" | "restore"
+    status: Status
+    destination: Path | None = None
+    error: str | None = None  # why it failed
+    reason: str | None = None  # why it was skipped
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    kind: str  # "apply" | "undo"
+    plans_dir: Path
+    archive_dir: Path
+    run: str | None  # the journal's file name; None when there was nothing to do
+    results: tuple[ActionResult, ...] = ()
+    notes: tuple[str, ...] = ()  # things worth a line: recovery, nothing to do, ...
+
+    def counts(self) -> dict[str, int]:
+        counts = {status.value: 0 for status in Status}
+        for result in self.results:
+            counts[result.status.value] += 1
+        return counts
+
+    @property
+    def failed(self) -> bool:
+        return any(result.status is Status.FAILED for result in self.results)

@@ -1,0 +1,184 @@
+"""The proposal a scan records so that apply does exactly what was reviewed (SPEC 6).
+
+A proposal lists each group that apply would move: a plan whose action is
+archive or trash, with the sub-plans that follow it. Each file carries its
+stamp and sha256 as the scan saw them; apply skips any file that no longer
+matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from clarity.errors import ClarityError
+from clarity.model import Action, FileStamp, PlanClass, ScanReport, Verdict
+from clarity.reader import NotARegularFile, fingerprint
+from clarity.state import DirState, write_atomic
+
+PROPOSAL_VERSION = 1
+MOVING_ACTIONS = (Action.ARCHIVE, Action.TRASH)
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedFile:
+    name: str
+    stamp: FileStamp
+    sha256: str
+    title: str | None
+    plan_class: PlanClass
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        stamp = self.stamp
+        return {
+            "name": self.name,
+            "size": stamp.size,
+            "mtime_ns": stamp.mtime_ns,
+            "inode": stamp.inode,
+            "ctime_ns": stamp.ctime_ns,
+            "sha256": self.sha256,
+            "title": self.title,
+            "class": self.plan_class.value,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProposedFile:
+        stamp = FileStamp(data["size"], data["mtime_ns"], data["inode"], data["ctime_ns"])
+        return cls(
+            data["name"],
+            stamp,
+            data["sha256"],
+            data["title"],
+            PlanClass(data["class"]),
+            data["reason"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedGroup:
+    """A plan to archive or trash, and the sub-plans that go with it."""
+
+    action: Action
+    plan: ProposedFile
+    subplans: tuple[ProposedFile, ...] = ()
+
+    @property
+    def files(self) -> tuple[ProposedFile, ...]:
+        return (self.plan, *self.subplans)
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    id: str
+    plans_dir: Path
+    archive_dir: Path
+    scanned_at: datetime
+    groups: tuple[ProposedGroup, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": PROPOSAL_VERSION,
+            "id": self.id,
+            "plans_dir": os.fsdecode(self.plans_dir),
+            "archive_dir": os.fsdecode(self.archive_dir),
+            "scanned_at": self.scanned_at.isoformat(),
+            "groups": [
+                {
+                    "action": group.action.value,
+                    "plan": group.plan.to_json(),
+                    "subplans": [sub.to_json() for sub in group.subplans],
+                }
+                for group in self.groups
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Proposal:
+        groups = tuple(
+            ProposedGroup(
+                Action(group["action"]),
+                ProposedFile.from_json(group["plan"]),
+                tuple(ProposedFile.from_json(sub) for sub in group["subplans"]),
+            )
+            for group in data["groups"]
+        )
+        return cls(
+            data["id"],
+            Path(data["plans_dir"]),
+            Path(data["archive_dir"]),
+            datetime.fromisoformat(data["scanned_at"]),
+            groups,
+        )
+
+
+def _proposed(verdict: Verdict) -> ProposedFile | None:
+    try:
+        print_ = fingerprint(verdict.facts.path)
+    except (OSError, NotARegularFile):
+        return None  # gone or unreadable since it was read: nothing to propose for it
+    stamp = verdict.facts.stamp
+    if stamp is not None and print_.stamp != stamp:
+        return None  # changed between reading and hashing: the verdict may be stale
+    return ProposedFile(
+        verdict.name,
+        print_.stamp,
+        print_.sha256,
+        verdict.facts.title,
+        verdict.plan_class,
+        verdict.reason,
+    )
+
+
+def build_proposal(report: ScanReport) -> Proposal:
+    """Hash every file that apply would move; everything else needs no record."""
+    by_name = {verdict.name: verdict for verdict in report.verdicts}
+    groups: list[ProposedGroup] = []
+    for verdict in report.verdicts:
+        if verdict.parent is not None or verdict.action not in MOVING_ACTIONS:
+            continue
+        plan = _proposed(verdict)
+        if plan is None:
+            continue
+        followers = (by_name[name] for name in verdict.subplans)
+        subplans = tuple(
+            proposed
+            for sub in followers
+            if sub.action is verdict.action and (proposed := _proposed(sub)) is not None
+        )
+        groups.append(ProposedGroup(verdict.action, plan, subplans))
+    return Proposal(
+        id=os.urandom(6).hex(),
+        plans_dir=report.plans_dir,
+        archive_dir=report.archive_dir,
+        scanned_at=report.now,
+        groups=tuple(groups),
+    )
+
+
+def save_proposal(state: DirState, proposal: Proposal) -> None:
+    state.ensure()
+    text = json.dumps(proposal.to_json(), ensure_ascii=True, indent=1)
+    write_atomic(state.proposal_file, text.encode("ascii") + b"\n")
+
+
+def load_proposal(state: DirState) -> Proposal | None:
+    try:
+        text = state.proposal_file.read_text(encoding="ascii")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        raise ClarityError(
+            f"cannot read the recorded scan {state.proposal_file}: {error}; run clarity scan again"
+        ) from None
+    try:
+        return Proposal.from_json(json.loads(text))
+    except (ValueError, KeyError, TypeError) as error:
+        raise ClarityError(
+            f"the recorded scan {state.proposal_file} is damaged ({error}); run clarity scan again"
+        ) from None

@@ -1,0 +1,160 @@
+"""`clarity apply` and `clarity undo` as the CLI calls them: lock, recovery, the
+recorded proposal, the question; the executor does the moving.
+
+Each returns a RunReport for a renderer to print; asking the user is a
+callback, so the core never touches a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from clarity.archive import check_archive_dir
+from clarity.config import Settings
+from clarity.errors import ClarityError
+from clarity.executor.apply import Progress, apply_groups, settled_names
+from clarity.executor.journal import read_runs
+from clarity.executor.recovery import recover
+from clarity.executor.results import RunReport
+from clarity.executor.undo import UndoPlan, plan_undo, undo
+from clarity.model import Action, ScanReport
+from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
+from clarity.scan import check_plans_dir, scan
+from clarity.state import DirState
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyPreview:
+    proposal: Proposal
+    groups: tuple[ProposedGroup, ...]  # what is left to do
+    resumed: bool  # an interrupted apply of this proposal already did part of it
+
+    @property
+    def file_count(self) -> int:
+        return sum(len(group.files) for group in self.groups)
+
+
+ConfirmApply = Callable[[ApplyPreview], bool]
+ConfirmUndo = Callable[[UndoPlan], bool]
+ProgressFactory = Callable[[int], Progress | None]  # given the total, a tick callback
+
+
+def settle_interrupted(state: DirState) -> str | None:
+    """Finish or roll back a killed run, if there is one and no live run holds the lock."""
+    if state.running_run() is None:
+        return None
+    with state.try_lock() as locked:
+        return recover(state) if locked else None
+
+
+def record_scan(state: DirState, report: ScanReport) -> Proposal:
+    proposal = build_proposal(report)
+    save_proposal(state, proposal)
+    return proposal
+
+
+def _empty(settings: Settings, note: str, notes: Iterable[str] = ()) -> RunReport:
+    return RunReport("apply", settings.plans_dir, settings.archive_dir, None, notes=(*notes, note))
+
+
+def _proposal(settings: Settings, state: DirState) -> Proposal:
+    proposal = load_proposal(state)
+    if proposal is None:
+        raise ClarityError(
+            f"no scan of {settings.plans_dir} is recorded; run clarity scan, review it, "
+            "then clarity apply (or clarity apply --rescan to do both)"
+        )
+    explicit = settings.sources.get("archive_dir", "").startswith(("option", "env"))
+    if explicit and proposal.archive_dir != settings.archive_dir:
+        raise ClarityError(
+            f"the reviewed scan archives into {proposal.archive_dir}, not "
+            f"{settings.archive_dir}; scan again with that archive dir, or use --rescan"
+        )
+    check_plans_dir(settings)
+    return proposal
+
+
+def run_apply(
+    settings: Settings,
+    now: datetime,
+    current: Iterable[str],
+    *,
+    rescan: bool,
+    confirm: ConfirmApply,
+    progress: ProgressFactory | None = None,
+) -> RunReport:
+    state = DirState.for_plans_dir(settings.plans_dir)
+    with state.lock():
+        notes = [note] if (note := recover(state)) else []
+        if rescan:
+            proposal = record_scan(state, scan(settings, now, current))
+        else:
+            proposal = _proposal(settings, state)
+        runs = [
+            log for log in read_runs(state) if log.kind == "apply" and log.proposal == proposal.id
+        ]
+        finished = [log for log in runs if not log.interrupted]
+        if finished:
+            return _empty(
+                settings,
+                f"the scan of {proposal.scanned_at:%Y-%m-%d %H:%M} was already applied "
+                f"(run {finished[-1].name}); nothing to do until you scan again",
+                notes,
+            )
+        done: set[str] = set()
+        for log in runs:
+            done.update(settled_names(log))
+        groups = tuple(group for group in proposal.groups if group.plan.name not in done)
+        if not groups:
+            what = "all of it was done by an interrupted run" if runs else "it moves nothing"
+            return _empty(settings, f"nothing to apply: {what}", notes)
+        if any(group.action is Action.ARCHIVE for group in groups):
+            check_archive_dir(proposal.archive_dir)
+        preview = ApplyPreview(proposal, groups, resumed=bool(runs))
+        if not confirm(preview):
+            return _empty(settings, "nothing was moved", notes)
+        tick = progress(preview.file_count) if progress else None
+        report = apply_groups(state, proposal, groups, tick)
+    return RunReport(
+        report.kind,
+        report.plans_dir,
+        report.archive_dir,
+        report.run,
+        report.results,
+        (*notes, *report.notes),
+    )
+
+
+def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
+    state = DirState.for_plans_dir(settings.plans_dir)
+    with state.lock():
+        notes = [note] if (note := recover(state)) else []
+        plan = plan_undo(state, settings.plans_dir, settings.archive_dir)
+        if plan is None:
+            return RunReport(
+                "undo",
+                settings.plans_dir,
+                settings.archive_dir,
+                None,
+                notes=(*notes, "nothing to undo: no apply here is left to undo"),
+            )
+        check_plans_dir(settings)
+        if not confirm(plan):
+            return RunReport(
+                "undo",
+                plan.plans_dir,
+                plan.archive_dir,
+                None,
+                notes=(*notes, "nothing was restored"),
+            )
+        report = undo(state, plan)
+    return RunReport(
+        report.kind,
+        report.plans_dir,
+        report.archive_dir,
+        report.run,
+        report.results,
+        (*notes, *report.notes),
+    )

@@ -1,0 +1,187 @@
+"""What clarity remembers about each plans directory (SPEC 7), and the lock.
+
+    <state dir>/dirs/<plans dir name>-<hash>/
+        plans_dir        the plans directory this folder is for (for people)
+        proposal.json    the latest scan's proposal
+        runs/NNNNNN-<kind>.jsonl   the journal of each apply and undo
+        running          the run in progress; gone once it ends
+        lock, owner      held (and who holds it) while a run moves files
+
+Every file is plain text a person can read. Writes are atomic (temp file,
+fsync, rename) so a kill never leaves a half-written proposal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from clarity.errors import ClarityError
+from clarity.locations import state_dir
+
+LOCK_WAIT_SECONDS = 10.0  # a second apply waits this long for the first, then gives up
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or a new name in directory durable (no-op where dirs can't be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a directory; the rename still happened
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace path with data: readers see the old file or the new one, never half."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with temp.open("wb") as stream:
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+    temp.replace(path)
+    fsync_dir(path.parent)
+
+
+def _folder_name(plans_dir: Path) -> str:
+    real = os.path.realpath(plans_dir)
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:12]
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(real).name)[:40] or "root"
+    return f"{readable}-{digest}"
+
+
+@dataclass(frozen=True, slots=True)
+class DirState:
+    """The state folder of one plans directory (keyed by its real path)."""
+
+    root: Path
+    plans_dir: Path
+
+    @classmethod
+    def for_plans_dir(cls, plans_dir: Path, base: Path | None = None) -> DirState:
+        base = base if base is not None else state_dir()
+        return cls(base / "dirs" / _folder_name(plans_dir), plans_dir)
+
+    @property
+    def proposal_file(self) -> Path:
+        return self.root / "proposal.json"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "runs"
+
+    @property
+    def running_file(self) -> Path:
+        return self.root / "running"
+
+    def ensure(self) -> None:
+        """Create the folder; a state dir that can't be written is a precondition error."""
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+            label = self.root / "plans_dir"
+            if not label.exists():
+                write_atomic(label, os.fsencode(self.plans_dir) + b"\n")
+        except OSError as error:
+            raise ClarityError(
+                f"cannot write clarity's state in {self.root}: {error.strerror or error}; "
+                "make it writable or point XDG_STATE_HOME elsewhere"
+            ) from None
+
+    def run_files(self) -> list[Path]:
+        """Journals of past runs, oldest first."""
+        try:
+            names = sorted(p.name for p in self.runs_dir.iterdir() if p.name.endswith(".jsonl"))
+        except FileNotFoundError:
+            return []
+        return [self.runs_dir / name for name in names]
+
+    def new_run_file(self, kind: str) -> Path:
+        """A name for the next run's journal; call with the lock held."""
+        files = self.run_files()
+        number = int(files[-1].name.split("-", 1)[0]) + 1 if files else 1
+        return self.runs_dir / f"{number:06d}-{kind}.jsonl"
+
+    def running_run(self) -> Path | None:
+        """The journal of a run that started and never ended (killed), if any."""
+        try:
+            name = self.running_file.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        return self.runs_dir / name if name else None
+
+    def mark_running(self, run_file: Path | None) -> None:
+        if run_file is None:
+            with contextlib.suppress(FileNotFoundError):
+                self.running_file.unlink()
+            fsync_dir(self.root)
+        else:
+            write_atomic(self.running_file, run_file.name.encode() + b"\n")
+
+    @contextlib.contextmanager
+    def lock(self, wait: float | None = None) -> Iterator[None]:
+        """Hold this directory's lock: one run at a time moves its files."""
+        from filelock import FileLock, Timeout
+
+        self.ensure()
+        wait = _lock_wait() if wait is None else wait
+        file_lock = FileLock(self.root / "lock")
+        try:
+            file_lock.acquire(timeout=wait)
+        except Timeout:
+            raise ClarityError(
+                f"another clarity run is moving plans in {self.plans_dir}{self._owner()}; "
+                "wait for it to finish and try again"
+            ) from None
+        try:
+            write_atomic(self.root / "owner", f"{os.getpid()}\n".encode())
+            yield
+        finally:
+            file_lock.release()
+
+    def try_lock(self) -> contextlib.AbstractContextManager[bool]:
+        """The lock if it is free right now (True), else go on without it (False)."""
+        return _TryLock(self)
+
+    def _owner(self) -> str:
+        try:
+            pid = (self.root / "owner").read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+        return f" (process {pid})" if pid.isdigit() else ""
+
+
+class _TryLock(contextlib.AbstractContextManager[bool]):
+    def __init__(self, state: DirState) -> None:
+        self._lock = state.lock(wait=0)
+        self._held = False
+
+    def __enter__(self) -> bool:
+        try:
+            self._lock.__enter__()
+        except ClarityError:
+            return False
+        self._held = True
+        return True
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._held:
+            self._lock.__exit__(None, None, None)
+
+
+def _lock_wait() -> float:
+    text = os.environ.get("CLARITY_LOCK_WAIT", "")
+    try:
+        return max(0.0, float(text)) if text else LOCK_WAIT_SECONDS
+    except ValueError:
+        raise ClarityError(
+            f"CLARITY_LOCK_WAIT={text!r} is not a number of seconds; unset it or give one"
+        ) from None

@@ -1,0 +1,86 @@
+"""The extractive summary of a plan (SPEC 8, without the agent): pure text in, text out.
+
+The first meaningful paragraph of the body, shortened: not frontmatter, not
+a heading, not a code block, table or rule. A plan that is only a checklist
+is summarised by its first items.
+"""
+
+from __future__ import annotations
+
+import re
+
+SUMMARY_CHARS = 320
+
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+_TABLE = re.compile(r"^\s*\|")
+_LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?")
+_INLINE = re.compile(r"(\*\*|__|`)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def _body_lines(text: str) -> list[str]:
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff").split("\n")
+    if lines and lines[0].strip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.strip() in ("---", "..."):
+                return lines[index + 1 :]
+    return lines
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    """Paragraph-like blocks, with fenced code, headings, rules and tables dropped."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    in_fence = False
+    for line in lines:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            current = _flush(blocks, current)
+            continue
+        if in_fence or not line.strip():
+            current = _flush(blocks, current)
+            continue
+        if _HEADING.match(line) or _RULE.match(line) or _TABLE.match(line):
+            current = _flush(blocks, current)
+            continue
+        if _SETEXT.match(line) and current:
+            current = []  # the lines above were a setext heading
+            continue
+        current.append(line.strip())
+    _flush(blocks, current)
+    return blocks
+
+
+def _flush(blocks: list[list[str]], current: list[str]) -> list[str]:
+    if current:
+        blocks.append(current)
+    return []
+
+
+def _plain(text: str) -> str:
+    return " ".join(_INLINE.sub("", _LINK.sub(r"\1", text)).split())
+
+
+def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "\u2026"
+
+
+def extract_summary(text: str, limit: int = SUMMARY_CHARS) -> str:
+    """One short paragraph saying what the plan is about ('' if it has no prose)."""
+    blocks = _blocks(_body_lines(text))
+    for block in blocks:
+        if not all(_LIST_ITEM.match(line) for line in block):
+            return shorten(_plain(" ".join(block)), limit)
+    if blocks:  # only lists: their first items say what was planned
+        items = [_plain(_LIST_ITEM.sub("", line, count=1)) for line in blocks[0]]
+        return shorten("; ".join(item for item in items if item), limit)
+    return ""
