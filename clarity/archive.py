@@ -34,10 +34,18 @@ def quarter(mtime_ns: int) -> str:
 
 
 def check_archive_dir(archive_dir: Path) -> None:
-    """Create the archive and prove it takes files, before anything moves."""
-    probe = archive_dir / f".clarity-probe-{os.getpid()}"
+    """Prove the archive can take files, before anything moves, without creating it.
+
+    A probe file is made and removed in the archive, or, if it does not exist
+    yet, in its nearest existing ancestor (where it will be created).
+    """
+    existing = archive_dir
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    probe = existing / f".clarity-probe-{os.getpid()}"
     try:
-        archive_dir.mkdir(parents=True, exist_ok=True)
+        if not existing.is_dir():
+            raise NotADirectoryError(20, f"{existing} is not a folder")
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.close(fd)
         probe.unlink()

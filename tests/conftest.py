@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
+import importlib
 import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -96,7 +99,37 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     workdir = home / "work"
     workdir.mkdir()
     monkeypatch.chdir(workdir)
+    # send2trash reads XDG_DATA_HOME when it is imported: point it at this test's trash
+    trash_module = sys.modules.get("send2trash.plat_other")
+    if trash_module is not None:
+        importlib.reload(trash_module)
     return home
+
+
+def trash_files(home: Path) -> Path:
+    """The freedesktop home trash's files/ folder for the isolated home."""
+    return home / ".local" / "share" / "Trash" / "files"
+
+
+def contents(*roots: Path) -> Counter[bytes]:
+    """How many copies of each file's bytes lie anywhere under the roots."""
+    found: Counter[bytes] = Counter()
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                found[path.read_bytes()] += 1
+    return found
+
+
+def without_root_file_access() -> None:
+    """In a child before exec: drop the capabilities that let root read or write any file."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
+
+
+AS_ROOT = sys.platform == "linux" and os.geteuid() == 0
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from clarity.reader import (
     read_plan,
     read_plans_dir,
 )
-from tests.conftest import make_files
+from tests.conftest import AS_ROOT, make_files, without_root_file_access
 
 FIVE_MB = 5 * 1024 * 1024
 
@@ -214,14 +213,6 @@ def test_a_name_that_is_not_utf8(plans_dir: Path) -> None:
     assert [os.fsencode(p.name) for p in listing.plans] == [b"caf\xe9.md"]
 
 
-def _without_root_file_access() -> None:
-    """In a child before exec: drop the capabilities that let root read any file."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
-
-
 def test_an_unreadable_file_is_skipped_with_the_error(plans_dir: Path) -> None:
     make_files(plans_dir, {"ok.md": "# ok\n", "secret.md": "# secret\n"})
     (plans_dir / "secret.md").chmod(0)
@@ -232,13 +223,12 @@ def test_an_unreadable_file_is_skipped_with_the_error(plans_dir: Path) -> None:
         "print([(s.path.name, s.reason) for s in listing.skipped])"
     )
     # Root reads any file; the child keeps uid 0 but loses that power, as a user has.
-    as_root = sys.platform == "linux" and os.geteuid() == 0
     try:
         result = subprocess.run(
             [sys.executable, "-c", script, str(plans_dir)],
             capture_output=True,
             text=True,
-            preexec_fn=_without_root_file_access if as_root else None,
+            preexec_fn=without_root_file_access if AS_ROOT else None,
             check=False,
             timeout=60,
         )

@@ -26,7 +26,7 @@ from clarity.archive import (
 from clarity.executor.journal import Intent, Journal, Outcome, RunLog
 from clarity.executor.moves import hash_file, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
-from clarity.executor.trash import TrashRefused, send_to_trash
+from clarity.executor.trash import send_to_trash
 from clarity.model import Action, FileStamp
 from clarity.proposal import Proposal, ProposedFile, ProposedGroup
 from clarity.reader import NotARegularFile, read_opening
@@ -120,7 +120,7 @@ class GroupMover:
             return [(proposed, None) for proposed in group.files]
         folder = self.archive_dir / quarter(group.plan.stamp.mtime_ns)
         try:
-            folder.mkdir(exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             self._fail(group.plan, group.action, _error_text(error))
             self.skip(group, group.subplans, f"its plan {group.plan.name} could not be archived")
@@ -195,7 +195,7 @@ class GroupMover:
                     entry.info if entry else None,
                 )
         except OSError as error:
-            text = str(error) if isinstance(error, TrashRefused) else _error_text(error)
+            text = _error_text(error)
             self.journal.outcome(seq, Outcome("failed", error=text))
             self._fail(proposed, group.action, text)
             return False, None
