@@ -1,0 +1,151 @@
+"""kill -9 at the worst moments of a move, exactly; the next command settles it.
+
+A child process runs clarity with one system call wrapped so that, at the
+chosen moment, the process SIGKILLs itself: no cleanup runs, as with a real
+kill. Then an ordinary clarity command must finish or roll back the move.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NOW_ISO, Plan, contents, make_files, run_process, trash_files
+from tests.corpus import leftovers
+
+CHILD = r"""
+import errno, os, signal, sys
+moment, plans_dir = sys.argv[1], sys.argv[2]
+real_rename, real_unlink, real_fsync = os.rename, os.unlink, os.fsync
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def in_plans(path):
+    return os.path.dirname(os.fsdecode(path)) == plans_dir
+
+def rename(src, dst, *args, **kwargs):
+    if moment.startswith("cross") and in_plans(src):
+        raise OSError(errno.EXDEV, "cross-device link", src)
+    real_rename(src, dst, *args, **kwargs)
+    dst = os.fsdecode(dst)
+    if moment == "after-rename" and in_plans(src) and "-agent-" not in dst:
+        die()
+    if moment == "after-trash" and "/Trash/files/" in dst:
+        die()
+    if moment == "after-restore" and in_plans(dst):
+        die()
+
+def unlink(path, *args, **kwargs):
+    if moment == "cross-before-unlink" and in_plans(path):
+        die()
+    real_unlink(path, *args, **kwargs)
+
+def fsync(fd):
+    real_fsync(fd)
+    if moment == "cross-mid-copy" and os.readlink(f"/proc/self/fd/{fd}").endswith("-partial"):
+        die()
+
+os.rename, os.unlink, os.fsync = rename, unlink, fsync
+from clarity.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+PLANS = {
+    "done.md": Plan("# Done plan COMPLETED\n\nIt shipped.\n", 20),
+    "done-agent-a1.md": Plan("# its sub-plan\n", 20),
+    "stub.md": Plan("# stub\n", 10),
+}
+
+
+def killed(moment: str, plans_dir: Path, *args: str) -> None:
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, moment, str(plans_dir), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert child.returncode == -9, child.stderr  # it really was killed at that moment
+
+
+@pytest.fixture
+def scanned(plans_dir: Path) -> Path:
+    make_files(plans_dir, PLANS)
+    run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    return plans_dir
+
+
+def _settled(plans_dir: Path, home: Path, original) -> list[dict]:
+    archive = plans_dir.parent / "plans-archive"
+    assert contents(plans_dir, archive / "2026-Q4", trash_files(home)) == original
+    assert leftovers(plans_dir.parent, home / ".local") == []
+    return [json.loads(line) for line in (archive / "index.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/fd")
+@pytest.mark.parametrize("moment", ["cross-before-unlink", "cross-mid-copy", "after-rename"])
+def test_a_killed_archive_move_is_settled_by_the_next_scan(
+    scanned: Path, isolated_home: Path, moment: str
+) -> None:
+    original = contents(scanned)
+    killed(moment, scanned, "apply", "--plans-dir", str(scanned), "--yes")
+
+    scan = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
+    assert "settled the interrupted apply run 000001-apply.jsonl" in scan.stderr
+    finish = run_process("apply", "--plans-dir", str(scanned), "--yes")
+    assert finish.exit_code == 0, finish.stderr
+
+    records = _settled(scanned, isolated_home, original)
+    assert [record["name"] for record in records] == ["done.md"]
+    assert [sub["name"] for sub in records[0]["subplans"]] == ["done-agent-a1.md"]
+    assert sorted(path.name for path in scanned.iterdir()) == []
+
+
+def test_a_plan_killed_on_its_way_to_the_trash_is_found_there(
+    scanned: Path, isolated_home: Path
+) -> None:
+    original = contents(scanned)
+    killed("after-trash", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    assert (trash_files(isolated_home) / "stub.md").exists()
+
+    resumed = run_process("apply", "--plans-dir", str(scanned), "--yes", "--json")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "1 move(s) finished" in resumed.json()["notes"][0]
+    _settled(scanned, isolated_home, original)
+
+    back = run_process("undo", "--plans-dir", str(scanned), "--yes")
+    assert back.exit_code == 0, back.stderr
+    assert (scanned / "stub.md").read_text() == "# stub\n"  # found again, and put back
+
+
+def test_a_killed_undo_is_settled_and_the_next_undo_finishes_it(
+    scanned: Path, isolated_home: Path
+) -> None:
+    original = {path.name: path.read_bytes() for path in scanned.iterdir()}
+    assert run_process("apply", "--plans-dir", str(scanned), "--yes").exit_code == 0
+    killed("after-restore", scanned, "undo", "--plans-dir", str(scanned), "--yes")
+    assert len(list(scanned.iterdir())) == 1
+
+    again = run_process("undo", "--plans-dir", str(scanned), "--yes", "--json")
+    assert again.exit_code == 0, again.stderr
+    assert "settled the interrupted undo run" in again.json()["notes"][0]
+    assert {path.name: path.read_bytes() for path in scanned.iterdir()} == original
+    index = scanned.parent / "plans-archive" / "index.jsonl"
+    assert index.read_text() == ""
+    nothing = run_process("undo", "--plans-dir", str(scanned), "--yes")
+    assert "nothing to undo" in nothing.stdout
+
+
+def test_a_torn_last_journal_line_is_ignored(scanned: Path, isolated_home: Path) -> None:
+    original = contents(scanned)
+    killed("after-rename", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    journal = next((isolated_home / ".local" / "state").glob("clarity/dirs/*/runs/*.jsonl"))
+    with journal.open("ab") as stream:
+        stream.write(b'{"op": "intent", "seq": 9, "kind": "arch')  # cut mid-write
+    assert run_process("apply", "--plans-dir", str(scanned), "--yes").exit_code == 0
+    _settled(scanned, isolated_home, original)
