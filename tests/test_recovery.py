@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,7 +81,7 @@ def scanned(plans_dir: Path) -> Path:
     return plans_dir
 
 
-def _settled(plans_dir: Path, home: Path, original) -> list[dict]:
+def _settled(plans_dir: Path, home: Path, original) -> list[dict[str, Any]]:
     archive = plans_dir.parent / "plans-archive"
     assert contents(plans_dir, archive / "2026-Q4", trash_files(home)) == original
     assert leftovers(plans_dir.parent, home / ".local") == []
