@@ -17,9 +17,7 @@ def _where(plans_dir: Path, home: Path) -> list[Path]:
 
 def _index_names(plans_dir: Path) -> list[str]:
     index = plans_dir.parent / "plans-archive" / "index.jsonl"
-    return [
-        line.split('"name": ', 1)[1].split(",", 1)[0] for line in index.read_text().splitlines()
-    ]
+    return [json.loads(line)["name"] for line in index.read_text().splitlines()]
 
 
 def test_two_applies_of_one_scan_at_once_move_each_plan_once(
