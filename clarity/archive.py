@@ -85,6 +85,11 @@ def _iso_ns(mtime_ns: int) -> str:
     return datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).isoformat()
 
 
+def relative_path(path: Path, archive_dir: Path) -> str:
+    """A file's path in index records: relative to the archive, with `/`."""
+    return os.fsdecode(path.relative_to(archive_dir).as_posix())
+
+
 def index_record(
     archive_dir: Path,
     run: str,
@@ -96,7 +101,7 @@ def index_record(
     original: Path,
 ) -> dict[str, Any]:
     def relative(path: Path) -> str:
-        return os.fsdecode(path.relative_to(archive_dir).as_posix())
+        return relative_path(path, archive_dir)
 
     return {
         "name": plan.name,

@@ -191,7 +191,9 @@ def demo(
     now = parse_now(None)
     plans_dir = lay_out_sample(directory, now)
     settings = _settings({"plans_dir": plans_dir})
-    _print_scan(_scan_and_record(settings, now, ()), chosen_format)
+    from clarity.scan import scan as run_scan
+
+    _print_scan(run_scan(settings, now), chosen_format)  # not recorded: a throwaway dir
     sys.stderr.write(
         f"\nThe sample plans are in {plans_dir}; scan them again with:\n"
         f"  clarity scan --plans-dir {plans_dir}\n"

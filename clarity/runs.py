@@ -85,6 +85,7 @@ def run_apply(
     confirm: ConfirmApply,
     progress: ProgressFactory | None = None,
 ) -> RunReport:
+    check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes = [note] if (note := recover(state)) else []
@@ -128,6 +129,7 @@ def run_apply(
 
 
 def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
+    check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes = [note] if (note := recover(state)) else []
@@ -140,7 +142,6 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
                 None,
                 notes=(*notes, "nothing to undo: no apply here is left to undo"),
             )
-        check_plans_dir(settings)
         if not confirm(plan):
             return RunReport(
                 "undo",

@@ -15,11 +15,18 @@ import contextlib
 import os
 from pathlib import Path
 
-from clarity.archive import read_index, record_key, remove_from_index, write_index_md
+from clarity.archive import (
+    read_index,
+    record_key,
+    relative_path,
+    remove_from_index,
+    write_index_md,
+)
 from clarity.executor.apply import GroupMover, group_from_record, settled_names
 from clarity.executor.journal import Intent, Journal, Outcome, RunLog, read_run
 from clarity.executor.moves import partial_path, same_bytes
 from clarity.executor.trash import freedesktop, locate
+from clarity.model import Action
 from clarity.state import DirState, fsync_dir
 
 
@@ -78,16 +85,24 @@ def _finish_apply(log: RunLog, journal: Journal) -> None:
     left_alone = {str(skip["name"]) for skip in log.skips} | {
         log.intents[seq].name for seq, outcome in log.outcomes.items() if outcome.status == "failed"
     }
+    indexed = {record_key(record) for record in read_index(archive_dir)}
+    settled = left_alone | set(moved)
     archived = False
     for record in log.groups:
         group, planned = group_from_record(record)
         if group.plan.name not in moved:
             continue  # the plan moves first: none of this group moved, apply redoes it
+        archiving = group.action is Action.ARCHIVE
+        archived = archived or archiving
+        if all(p.name in settled for p, _ in planned):
+            plan_dst = moved[group.plan.name]
+            if not archiving or plan_dst is None:
+                continue  # a trash group with nothing left to do
+            if (log.name, relative_path(plan_dst, archive_dir)) in indexed:
+                continue  # finished and indexed before the kill
         done = {p.name: moved[p.name] for p, _ in planned if p.name in moved}
         mover.finish(group, [(p, dst) for p, dst in planned if p.name not in left_alone], done)
-        archived = archived or group.action.value == "archive"
     if archived:
-        indexed = {record_key(record) for record in read_index(archive_dir)}
         mover.records[:] = [r for r in mover.records if record_key(r) not in indexed]
         mover.write_index()
         write_index_md(archive_dir)

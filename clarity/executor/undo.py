@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarity.archive import remove_from_index, write_index_md
+from clarity.archive import relative_path, remove_from_index, write_index_md
 from clarity.executor.journal import Intent, Journal, Outcome, read_runs
 from clarity.executor.moves import move_file
 from clarity.executor.results import ActionResult, RunReport, Status
@@ -99,7 +99,7 @@ def _record_path(item: Restorable, archive_dir: Path) -> str | None:
     if item.from_trash or item.name != item.intent.group or item.where is None:
         return None
     try:
-        return os.fsdecode(item.where.relative_to(archive_dir).as_posix())
+        return relative_path(item.where, archive_dir)
     except ValueError:
         return None
 
