@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+from clarity.terminal import (
+    Format,
+    ProgressBar,
+    ask,
+    choose_format,
+    needs_terminal,
+    print_run_report,
+    print_scan_report,
+)
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from clarity.config import Settings
-    from clarity.executor.results import RunReport
     from clarity.model import ScanReport
 
 app = typer.Typer(
@@ -26,12 +33,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-class Format(StrEnum):
-    TABLE = "table"
-    MARKDOWN = "markdown"
-    JSON = "json"
 
 
 PlansDirOption = Annotated[
@@ -75,33 +76,10 @@ def _settings(parameters: dict[str, Any]) -> Settings:
     return load_settings(options, os.environ, Path.cwd())
 
 
-def _output_format(json_flag: bool, output_format: Format | None) -> Format:
-    if json_flag and output_format not in (None, Format.JSON):
-        raise ClarityError("--json and --format markdown/table disagree; give one of them")
-    return Format.JSON if json_flag else (output_format or Format.TABLE)
-
-
 def _current_values(current: list[str] | None) -> list[str]:
     if current:
         return current
     return [v for v in os.environ.get("CLARITY_CURRENT_PLAN", "").split(os.pathsep) if v]
-
-
-def _print_scan(report: ScanReport, output_format: Format) -> None:
-    if output_format is Format.JSON:
-        from clarity.render.json_report import dumps, scan_document
-
-        sys.stdout.write(dumps(scan_document(report)))
-    elif output_format is Format.MARKDOWN:
-        from clarity.render.markdown_report import scan_markdown
-
-        sys.stdout.write(scan_markdown(report))
-    else:
-        from rich.console import Console
-
-        from clarity.render.table_report import print_scan
-
-        print_scan(report, Console())
 
 
 def _moves(report: ScanReport) -> bool:
@@ -114,16 +92,18 @@ def _scan_and_record(
     settings: Settings, now: datetime, current: list[str] | tuple[()]
 ) -> ScanReport:
     """Settle a killed run first, scan, and record the proposal for apply."""
-    from clarity.runs import record_scan, settle_interrupted
+    from clarity.proposal import build_proposal, save_proposal
     from clarity.scan import scan as run_scan
     from clarity.state import DirState
 
     state = DirState.for_plans_dir(settings.plans_dir)
-    if settings.plans_dir.is_dir():
+    if settings.plans_dir.is_dir() and state.running_run() is not None:
+        from clarity.runs import settle_interrupted  # the executor, only when needed
+
         _note(settle_interrupted(state))
     report = run_scan(settings, now, current)
     try:
-        record_scan(state, report)
+        save_proposal(state, build_proposal(report))
     except (ClarityError, OSError) as error:
         message = error.message if isinstance(error, ClarityError) else str(error)
         _note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
@@ -151,9 +131,9 @@ def scan(
     settings = _settings(locals())
     from clarity.clock import parse_now
 
-    chosen_format = _output_format(json_output, output_format)
+    chosen_format = choose_format(json_output, output_format)
     report = _scan_and_record(settings, parse_now(now), _current_values(current))
-    _print_scan(report, chosen_format)
+    print_scan_report(report, chosen_format)
     if chosen_format is not Format.JSON and _moves(report):
         sys.stderr.write("Review the above, then run clarity apply to carry it out.\n")
 
@@ -187,75 +167,17 @@ def demo(
     from clarity.clock import parse_now
     from clarity.demo import lay_out_sample
 
-    chosen_format = _output_format(json_output, output_format)
+    chosen_format = choose_format(json_output, output_format)
     now = parse_now(None)
     plans_dir = lay_out_sample(directory, now)
     settings = _settings({"plans_dir": plans_dir})
     from clarity.scan import scan as run_scan
 
-    _print_scan(run_scan(settings, now), chosen_format)  # not recorded: a throwaway dir
+    print_scan_report(run_scan(settings, now), chosen_format)  # not recorded: a throwaway dir
     sys.stderr.write(
         f"\nThe sample plans are in {plans_dir}; scan them again with:\n"
         f"  clarity scan --plans-dir {plans_dir}\n"
     )
-
-
-def _needs_terminal(yes: bool, command: str) -> None:
-    if not yes and not sys.stdin.isatty():
-        raise ClarityError(
-            f"clarity {command} asks before it moves anything and there is no terminal to ask "
-            f"at; review with clarity scan, then run clarity {command} --yes"
-        )
-
-
-class _ProgressBar:
-    """A rich progress bar on stderr for long runs in a terminal; nothing otherwise."""
-
-    MIN_FILES = 50
-
-    def __init__(self, label: str, enabled: bool) -> None:
-        self.label = label
-        self.enabled = enabled
-        self._progress: Any = None
-
-    def __call__(self, total: int) -> Any:
-        from rich.console import Console
-
-        console = Console(stderr=True)
-        if not self.enabled or total < self.MIN_FILES or not console.is_terminal:
-            return None
-        from rich.progress import Progress
-
-        self._progress = Progress(console=console, transient=True)
-        self._progress.start()
-        task = self._progress.add_task(self.label, total=total)
-        return lambda count: self._progress.advance(task, count)
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-
-
-def _ask(lines: list[str], output_format: Format) -> bool:
-    to_stderr = output_format is Format.JSON
-    stream = sys.stderr if to_stderr else sys.stdout
-    stream.write("\n".join(lines) + "\n\n")
-    stream.flush()
-    return typer.confirm("Go ahead?", default=False, err=to_stderr)
-
-
-def _print_run(report: RunReport, output_format: Format) -> int:
-    from clarity.render import run_report
-
-    if output_format is Format.JSON:
-        from clarity.render.json_report import dumps
-
-        sys.stdout.write(dumps(run_report.run_document(report)))
-    elif output_format is Format.MARKDOWN:
-        sys.stdout.write(run_report.result_markdown(report))
-    else:
-        sys.stdout.write("\n".join(run_report.result_lines(report)) + "\n")
-    return EXIT_ACTION_FAILED if report.failed else 0
 
 
 @app.command()
@@ -276,25 +198,25 @@ def apply(
 ) -> int:
     """Carry out the latest scan: archive completed plans, trash stale ones."""
     settings = _settings(locals())
-    chosen_format = _output_format(json_output, output_format)
-    _needs_terminal(yes, "apply")
+    chosen_format = choose_format(json_output, output_format)
+    needs_terminal(yes, "apply")
     from clarity.clock import parse_now
     from clarity.render.run_report import preview_lines
     from clarity.runs import run_apply
 
-    bar = _ProgressBar("Moving plans", chosen_format is not Format.JSON)
+    bar = ProgressBar("Moving plans", chosen_format is not Format.JSON)
     try:
         report = run_apply(
             settings,
             parse_now(now),
             _current_values(current),
             rescan=rescan,
-            confirm=lambda preview: yes or _ask(preview_lines(preview), chosen_format),
+            confirm=lambda preview: yes or ask(preview_lines(preview), chosen_format),
             progress=bar,
         )
     finally:
         bar.close()
-    return _print_run(report, chosen_format)
+    return print_run_report(report, chosen_format)
 
 
 @app.command()
@@ -307,16 +229,16 @@ def undo(
 ) -> int:
     """Put back what the latest apply moved (from the archive and the trash)."""
     settings = _settings(locals())
-    chosen_format = _output_format(json_output, output_format)
-    _needs_terminal(yes, "undo")
+    chosen_format = choose_format(json_output, output_format)
+    needs_terminal(yes, "undo")
     from clarity.render.run_report import undo_preview_lines
     from clarity.runs import run_undo
 
     report = run_undo(
         settings,
-        confirm=lambda plan: yes or _ask(undo_preview_lines(plan), chosen_format),
+        confirm=lambda plan: yes or ask(undo_preview_lines(plan), chosen_format),
     )
-    return _print_run(report, chosen_format)
+    return print_run_report(report, chosen_format)
 
 
 def _one_line(message: str) -> str:

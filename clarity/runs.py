@@ -19,7 +19,7 @@ from clarity.executor.journal import read_runs
 from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport
 from clarity.executor.undo import UndoPlan, plan_undo, undo
-from clarity.model import Action, ScanReport
+from clarity.model import Action
 from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
 from clarity.scan import check_plans_dir, scan
 from clarity.state import DirState
@@ -47,12 +47,6 @@ def settle_interrupted(state: DirState) -> str | None:
         return None
     with state.try_lock() as locked:
         return recover(state) if locked else None
-
-
-def record_scan(state: DirState, report: ScanReport) -> Proposal:
-    proposal = build_proposal(report)
-    save_proposal(state, proposal)
-    return proposal
 
 
 def _empty(settings: Settings, note: str, notes: Iterable[str] = ()) -> RunReport:
@@ -90,7 +84,8 @@ def run_apply(
     with state.lock():
         notes = [note] if (note := recover(state)) else []
         if rescan:
-            proposal = record_scan(state, scan(settings, now, current))
+            proposal = build_proposal(scan(settings, now, current))
+            save_proposal(state, proposal)
         else:
             proposal = _proposal(settings, state)
         runs = [

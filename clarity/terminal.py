@@ -1,0 +1,106 @@
+"""The terminal side of the commands: output formats, the question, the progress bar.
+
+The core returns data; this module decides how it reaches the user, so the
+typer app in cli.py stays a list of commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+
+if TYPE_CHECKING:
+    from clarity.executor.results import RunReport
+    from clarity.model import ScanReport
+
+
+class Format(StrEnum):
+    TABLE = "table"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+def choose_format(json_flag: bool, chosen: Format | None) -> Format:
+    if json_flag and chosen not in (None, Format.JSON):
+        raise ClarityError("--json and --format markdown/table disagree; give one of them")
+    return Format.JSON if json_flag else (chosen or Format.TABLE)
+
+
+def print_scan_report(report: ScanReport, output_format: Format) -> None:
+    if output_format is Format.JSON:
+        from clarity.render.json_report import dumps, scan_document
+
+        sys.stdout.write(dumps(scan_document(report)))
+    elif output_format is Format.MARKDOWN:
+        from clarity.render.markdown_report import scan_markdown
+
+        sys.stdout.write(scan_markdown(report))
+    else:
+        from rich.console import Console
+
+        from clarity.render.table_report import print_scan
+
+        print_scan(report, Console())
+
+
+def needs_terminal(yes: bool, command: str) -> None:
+    if not yes and not sys.stdin.isatty():
+        raise ClarityError(
+            f"clarity {command} asks before it moves anything and there is no terminal to ask "
+            f"at; review with clarity scan, then run clarity {command} --yes"
+        )
+
+
+class ProgressBar:
+    """A rich progress bar on stderr for long runs in a terminal; nothing otherwise."""
+
+    MIN_FILES = 50
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self.label = label
+        self.enabled = enabled
+        self._progress: Any = None
+
+    def __call__(self, total: int) -> Any:
+        from rich.console import Console
+
+        console = Console(stderr=True)
+        if not self.enabled or total < self.MIN_FILES or not console.is_terminal:
+            return None
+        from rich.progress import Progress
+
+        self._progress = Progress(console=console, transient=True)
+        self._progress.start()
+        task = self._progress.add_task(self.label, total=total)
+        return lambda count: self._progress.advance(task, count)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def ask(lines: list[str], output_format: Format) -> bool:
+    to_stderr = output_format is Format.JSON
+    stream = sys.stderr if to_stderr else sys.stdout
+    stream.write("\n".join(lines) + "\n\n")
+    stream.flush()
+    return typer.confirm("Go ahead?", default=False, err=to_stderr)
+
+
+def print_run_report(report: RunReport, output_format: Format) -> int:
+    from clarity.render import run_report
+
+    if output_format is Format.JSON:
+        from clarity.render.json_report import dumps
+
+        sys.stdout.write(dumps(run_report.run_document(report)))
+    elif output_format is Format.MARKDOWN:
+        sys.stdout.write(run_report.result_markdown(report))
+    else:
+        sys.stdout.write("\n".join(run_report.result_lines(report)) + "\n")
+    return EXIT_ACTION_FAILED if report.failed else 0
