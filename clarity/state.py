@@ -114,8 +114,8 @@ class DirState:
         """The journal of a run that started and never ended (killed), if any."""
         try:
             name = self.running_file.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            return None
+        except OSError:
+            return None  # no marker (or no state folder at all): nothing was interrupted
         return self.runs_dir / name if name else None
 
     def mark_running(self, run_file: Path | None) -> None:

@@ -316,3 +316,19 @@ def test_the_table_output_lists_moves_and_how_to_undo(cli, scanned: Path) -> Non
     assert "trashed   stub.md" in result.stdout
     assert "Done: 2 archived, 1 trashed, 0 skipped, 0 failed." in result.stdout
     assert "clarity undo" in result.stdout
+
+
+def test_an_unwritable_state_dir_warns_on_scan_and_stops_apply(
+    cli, plans_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_files(plans_dir, PLANS)
+    (tmp_path / "state-file").write_text("not a folder\n")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state-file"))
+    scan = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json")
+    assert scan.exit_code == 0
+    assert "this scan was not recorded, so apply needs --rescan" in scan.stderr
+    before = snapshot(plans_dir)
+    result = apply(cli, plans_dir, "--rescan", "--now", NOW_ISO)
+    assert result.exit_code == 2
+    assert "cannot write clarity's state" in result.stderr
+    assert snapshot(plans_dir) == before
