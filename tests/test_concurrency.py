@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+from clarity.state import DirState
 from tests.conftest import NOW_ISO, contents, run_process, trash_files
-from tests.corpus import leftovers, make_corpus, run_count, start_clarity, wait_for_journal
+from tests.corpus import leftovers, make_corpus, start_clarity
 
 
 def _where(plans_dir: Path, home: Path) -> list[Path]:
@@ -56,19 +58,17 @@ def test_two_rescanning_applies_at_once_move_each_plan_once(
 def test_an_apply_that_cannot_get_the_lock_in_time_stops_with_a_clear_line(
     plans_dir: Path, isolated_home: Path
 ) -> None:
-    original = make_corpus(plans_dir, 1500)
+    original = make_corpus(plans_dir, 50)
     run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
-    state_home = isolated_home / ".local" / "state"
-    first = start_clarity("apply", "--plans-dir", str(plans_dir), "--yes")
-    assert wait_for_journal(first, state_home, run_count(state_home), 1)  # it holds the lock
-    second = run_process(
-        "apply", "--plans-dir", str(plans_dir), "--yes", env={"CLARITY_LOCK_WAIT": "0.2"}
-    )
-    first.communicate(timeout=300)
-    assert first.returncode == 0
+    with DirState.for_plans_dir(plans_dir).lock():  # as a long apply would hold it
+        second = run_process(
+            "apply", "--plans-dir", str(plans_dir), "--yes", env={"CLARITY_LOCK_WAIT": "0.2"}
+        )
     assert second.exit_code == 2
     assert second.stderr.startswith("clarity: error: another clarity run is moving plans in")
-    assert f"(process {first.pid})" in second.stderr
+    assert f"(process {os.getpid()})" in second.stderr
     assert second.stderr.count("\n") == 1
+    assert contents(plans_dir) == original  # it moved nothing
+    after = run_process("apply", "--plans-dir", str(plans_dir), "--yes")
+    assert after.exit_code == 0
     assert contents(*_where(plans_dir, isolated_home)) == original
-    assert any(plans_dir.iterdir())  # the live plans are still there
