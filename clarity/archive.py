@@ -98,6 +98,7 @@ def index_record(
     *,
     title: str | None,
     summary: str,
+    summary_source: str = "extract",
     original: Path,
 ) -> dict[str, Any]:
     def relative(path: Path) -> str:
@@ -122,7 +123,7 @@ def index_record(
             for sub in subplans
         ],
         "summary": summary,
-        "summary_source": "extract",
+        "summary_source": summary_source,
         "original_path": os.fsdecode(original),
         "run": run,
     }

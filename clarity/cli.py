@@ -58,6 +58,13 @@ CurrentOption = Annotated[
     typer.Option("--current", help="The current session's plan (repeatable); kept active."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+AgentOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--agent/--no-agent",
+        help="Ask Claude for archive summaries and dormant verdicts [config: agent].",
+    ),
+]
 YesOption = Annotated[
     bool, typer.Option("--yes", "-y", help="Do not ask; needed when there is no terminal.")
 ]
@@ -65,7 +72,14 @@ FormatOption = Annotated[Format | None, typer.Option("--format", help="Output fo
 
 
 # The options every command that reads plans takes, named as config keys.
-_SETTING_OPTIONS = ("plans_dir", "archive_dir", "stale_days", "stale_bytes", "dormant_days")
+_SETTING_OPTIONS = (
+    "plans_dir",
+    "archive_dir",
+    "stale_days",
+    "stale_bytes",
+    "dormant_days",
+    "agent",
+)
 
 
 def _settings(parameters: dict[str, Any]) -> Settings:
@@ -124,6 +138,7 @@ def scan(
     stale_bytes: StaleBytesOption = None,
     dormant_days: DormantDaysOption = None,
     current: CurrentOption = None,
+    agent: AgentOption = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
 ) -> None:
@@ -133,6 +148,12 @@ def scan(
 
     chosen_format = choose_format(json_output, output_format)
     report = _scan_and_record(settings, parse_now(now), _current_values(current))
+    if settings.agent.enabled:
+        from clarity.agent.advisor import make_advisor
+        from clarity.agent.review import review_dormant
+
+        advisor = make_advisor(settings.agent, os.environ)
+        report = review_dormant(report, advisor, settings.agent.plan_bytes)
     print_scan_report(report, chosen_format)
     if chosen_format is not Format.JSON and _moves(report):
         sys.stderr.write("Review the above, then run clarity apply to carry it out.\n")
@@ -189,6 +210,7 @@ def apply(
     stale_bytes: StaleBytesOption = None,
     dormant_days: DormantDaysOption = None,
     current: CurrentOption = None,
+    agent: AgentOption = None,
     rescan: Annotated[
         bool, typer.Option("--rescan", help="Scan now and apply that (cron: --rescan --yes).")
     ] = False,

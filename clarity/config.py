@@ -52,6 +52,33 @@ def _path(value: Any) -> Path:
     return Path(value).expanduser()
 
 
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _flag_text(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("must be true or false (1/0, yes/no)")
+
+
+def _model(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError('must name a Claude model, e.g. "claude-haiku-4-5"')
+    return value.strip()
+
+
+def _positive(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError("must be a whole number > 0")
+    return value
+
+
 def _number_text(text: str) -> float | int:
     try:
         return int(text)
@@ -89,8 +116,22 @@ KEYS: dict[str, _Key] = {
         _Key("stale_bytes", _bytes, _number_text),
         _Key("dormant_days", _days, _number_text),
         _Key("markers", _markers, lambda text: text.split(",")),
+        _Key("agent", _flag, _flag_text),
+        _Key("agent_model", _model, str),
+        _Key("agent_budget", _positive, _number_text),
+        _Key("agent_plan_bytes", _positive, _number_text),
     )
 }
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """SPEC 8: whether to ask Claude, which model, and how much it may spend."""
+
+    enabled: bool = False
+    model: str = "claude-haiku-4-5"  # small and fast; the SDK lists it
+    budget: int = 50_000  # tokens, input and output, per run
+    plan_bytes: int = 12_000  # at most this much of a plan is sent
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +142,7 @@ class Settings:
     markers: tuple[str, ...]
     sources: Mapping[str, str]  # key -> where its value came from
     config_path: Path
+    agent: AgentSettings = AgentSettings()
 
     def values(self) -> dict[str, Any]:
         return {
@@ -110,6 +152,10 @@ class Settings:
             "stale_bytes": self.thresholds.stale_bytes,
             "dormant_days": self.thresholds.dormant_days,
             "markers": list(self.markers),
+            "agent": self.agent.enabled,
+            "agent_model": self.agent.model,
+            "agent_budget": self.agent.budget,
+            "agent_plan_bytes": self.agent.plan_bytes,
         }
 
 
@@ -178,7 +224,16 @@ def load_settings(
         markers=values.get("markers", DEFAULT_MARKERS),
         sources={name: sources.get(name, "default") for name in KEYS},
         config_path=config_path,
+        agent=AgentSettings(
+            enabled=values.get("agent", _AGENT.enabled),
+            model=values.get("agent_model", _AGENT.model),
+            budget=values.get("agent_budget", _AGENT.budget),
+            plan_bytes=values.get("agent_plan_bytes", _AGENT.plan_bytes),
+        ),
     )
+
+
+_AGENT = AgentSettings()
 
 
 def _checked(check: Callable[[Any], Any], value: Any, where: str) -> Any:

@@ -7,10 +7,15 @@ from facts, and a report is what a command returns for a renderer to print.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clarity.agent.advisor import Advice, AgentUsage
 
 
 class PlanClass(StrEnum):
@@ -116,6 +121,8 @@ class ScanReport:
     now: datetime
     verdicts: tuple[Verdict, ...]
     skipped: tuple[Skipped, ...]
+    advice: Mapping[str, Advice] = field(default_factory=dict)  # dormant plans, by name
+    agent: AgentUsage | None = None  # set when the agent was asked for
 
     def counts(self) -> dict[str, int]:
         counts = {plan_class.value: 0 for plan_class in PlanClass}

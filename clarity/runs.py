@@ -7,14 +7,23 @@ callback, so the core never touches a terminal.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from clarity.archive import check_archive_dir
 from clarity.config import Settings
 from clarity.errors import ClarityError
-from clarity.executor.apply import Progress, apply_groups, settled_names
+from clarity.executor.apply import (
+    Progress,
+    Summarizer,
+    apply_groups,
+    extractive_summary,
+    settled_names,
+)
 from clarity.executor.journal import read_runs
 from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport
@@ -23,6 +32,9 @@ from clarity.model import Action
 from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
 from clarity.scan import check_plans_dir, scan
 from clarity.state import DirState
+
+if TYPE_CHECKING:
+    from clarity.agent.advisor import AgentUsage
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +124,20 @@ def run_apply(
         if not confirm(preview):
             return _empty(settings, "nothing was moved", notes)
         tick = progress(preview.file_count) if progress else None
-        report = apply_groups(state, proposal, groups, tick)
-    return RunReport(
-        report.kind,
-        report.plans_dir,
-        report.archive_dir,
-        report.run,
-        report.results,
-        (*notes, *report.notes),
-    )
+        summarize, usage = _summarizer(settings)
+        report = apply_groups(state, proposal, groups, tick, summarize)
+    return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
+
+
+def _summarizer(settings: Settings) -> tuple[Summarizer, AgentUsage | None]:
+    """Archive summaries from the agent when it is on, else extractive."""
+    if not settings.agent.enabled:
+        return extractive_summary, None
+    from clarity.agent.advisor import make_advisor
+    from clarity.agent.review import archive_summarizer
+
+    advisor = make_advisor(settings.agent, os.environ)
+    return archive_summarizer(advisor, settings.agent.plan_bytes), advisor.usage
 
 
 def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:

@@ -89,12 +89,16 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     """Keep every test away from the real home, config, state, trash and Claude dirs."""
     home = tmp_path_factory.mktemp("home")
     for var in list(os.environ):
-        if var.startswith(("CLARITY_", "CLAUDE_")):
+        if var.startswith(("CLARITY_", "CLAUDE_", "ANTHROPIC_")):
             monkeypatch.delenv(var)
+    # Nothing may reach the network: an SDK that is not pointed at a test server
+    # finds a closed port on this machine.
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("COLUMNS", "100")
     workdir = home / "work"
     workdir.mkdir()

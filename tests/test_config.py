@@ -213,7 +213,12 @@ def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) ->
         "stale_bytes",
         "dormant_days",
         "markers",
+        "agent",
+        "agent_model",
+        "agent_budget",
+        "agent_plan_bytes",
     }
+    assert entries["agent"] == {"value": False, "source": "default"}
     assert entries["dormant_days"] == {"value": 30.0, "source": f"config {path}"}
     assert entries["stale_bytes"] == {"value": 100, "source": "option --stale-bytes"}
     assert entries["stale_days"] == {"value": 7.0, "source": "default"}
@@ -236,3 +241,26 @@ def test_config_command_reports_a_bad_config_in_one_line(cli, isolated_home: Pat
     assert result.stderr == (
         f"clarity: error: {path}: stale_days: must be a number of days >= 0, not -1\n"
     )
+
+
+def test_agent_settings_from_file_and_env(isolated_home: Path) -> None:
+    write_config(isolated_home, 'agent = true\nagent_model = "claude-sonnet-4-5"\n')
+    result = settings({"CLARITY_AGENT_BUDGET": "1200"})
+    assert result.agent.enabled is True
+    assert result.agent.model == "claude-sonnet-4-5"
+    assert result.agent.budget == 1200
+    assert settings({"CLARITY_AGENT": "no"}).agent.enabled is False
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("agent = 1\n", "agent: must be true or false"),
+        ('agent_model = ""\n', "agent_model: must name a Claude model"),
+        ("agent_budget = 0\n", "agent_budget: must be a whole number > 0"),
+    ],
+)
+def test_bad_agent_settings_are_one_line_errors(isolated_home: Path, text, problem) -> None:
+    write_config(isolated_home, text)
+    with pytest.raises(ClarityError, match=problem):
+        settings()

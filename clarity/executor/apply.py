@@ -65,11 +65,14 @@ def _error_text(error: OSError) -> str:
     return f"{text}: {error.filename}" if error.filename and error.strerror else text
 
 
-def _summary(path: Path) -> str:
+Summarizer = Callable[[Path, str], tuple[str, str]]  # (archived file, name) -> (text, source)
+
+
+def extractive_summary(path: Path, name: str) -> tuple[str, str]:
     try:
-        return extract_summary(read_opening(path))
+        return extract_summary(read_opening(path)), "extract"
     except (OSError, NotARegularFile):
-        return ""
+        return "", "extract"
 
 
 @dataclass
@@ -82,6 +85,7 @@ class GroupMover:
     results: list[ActionResult] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     progress: Progress | None = None
+    summarize: Summarizer = extractive_summary
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
@@ -218,13 +222,15 @@ class GroupMover:
             for p, where in moved
             if where is not None
         ]
+        summary, source = self.summarize(files[0].path, group.plan.name)
         return index_record(
             self.archive_dir,
             self.journal.path.name,
             files[0],
             files[1:],
             title=group.plan.title,
-            summary=_summary(files[0].path),
+            summary=summary,
+            summary_source=source,
             original=self.plans_dir / group.plan.name,
         )
 
@@ -240,6 +246,7 @@ def apply_groups(
     proposal: Proposal,
     groups: Iterable[ProposedGroup],
     progress: Progress | None = None,
+    summarize: Summarizer = extractive_summary,
 ) -> RunReport:
     """Archive and trash the given groups of a proposal. Call with the lock held."""
     journal = Journal.start(
@@ -249,7 +256,9 @@ def apply_groups(
         archive_dir=proposal.archive_dir,
         proposal=proposal.id,
     )
-    mover = GroupMover(journal, proposal.plans_dir, proposal.archive_dir, progress=progress)
+    mover = GroupMover(
+        journal, proposal.plans_dir, proposal.archive_dir, progress=progress, summarize=summarize
+    )
     for group in groups:
         mover.run(group)
         if len(mover.records) >= 200:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from clarity.agent.advisor import AgentUsage
 
 
 class Status(StrEnum):
@@ -31,6 +35,7 @@ class RunReport:
     run: str | None  # the journal's file name; None when there was nothing to do
     results: tuple[ActionResult, ...] = ()
     notes: tuple[str, ...] = ()  # things worth a line: recovery, nothing to do, ...
+    agent: AgentUsage | None = None  # set when the agent was asked for
 
     def counts(self) -> dict[str, int]:
         counts = {status.value: 0 for status in Status}

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clarity.model import ScanReport, Verdict
+
+if TYPE_CHECKING:
+    from clarity.agent.advisor import AgentUsage
 
 SCHEMA_VERSION = 1
 
@@ -17,7 +20,7 @@ def _iso(timestamp: float, like: datetime) -> str:
 
 def _plan(report: ScanReport, verdict: Verdict) -> dict[str, Any]:
     facts = verdict.facts
-    return {
+    plan: dict[str, Any] = {
         "name": facts.name,
         "path": str(facts.path),
         "class": verdict.plan_class.value,
@@ -31,10 +34,32 @@ def _plan(report: ScanReport, verdict: Verdict) -> dict[str, Any]:
         "subplans": list(verdict.subplans),
         "warnings": list(facts.warnings),
     }
+    advice = report.advice.get(verdict.name)
+    if advice is not None:
+        plan["advice"] = {
+            "verdict": advice.verdict,
+            "reason": advice.reason,
+            "confidence": advice.confidence,
+        }
+    return plan
+
+
+def agent_document(usage: AgentUsage | None) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    return {
+        "model": usage.model,
+        "requests": usage.requests,
+        "cached": usage.cached,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "budget": usage.budget,
+        "notes": list(usage.notes),
+    }
 
 
 def scan_document(report: ScanReport) -> dict[str, Any]:
-    return {
+    document = {
         "schema_version": SCHEMA_VERSION,
         "plans_dir": str(report.plans_dir),
         "archive_dir": str(report.archive_dir),
@@ -43,6 +68,9 @@ def scan_document(report: ScanReport) -> dict[str, Any]:
         "counts": report.counts(),
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
     }
+    if report.agent is not None:
+        document["agent"] = agent_document(report.agent)
+    return document
 
 
 def dumps(document: Any) -> str:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from clarity.classifier import follows_parent_reason
 from clarity.model import ACTION_FOR, PlanClass, ScanReport, Verdict
+
+if TYPE_CHECKING:
+    from clarity.agent.advisor import Advice, AgentUsage
 
 # Sections in the order a reviewer wants them: what will move first.
 SECTION_ORDER = (PlanClass.COMPLETED, PlanClass.STALE, PlanClass.DORMANT, PlanClass.ACTIVE)
@@ -109,3 +113,19 @@ def warning_lines(report: ScanReport) -> list[str]:
         for v in report.verdicts
         for warning in v.facts.warnings
     ]
+
+
+def advice_text(advice: Advice) -> str:
+    return f"agent: {advice.verdict} ({advice.confidence:.0%}): {advice.reason}"
+
+
+def agent_lines(usage: AgentUsage | None) -> list[str]:
+    """What the agent did and cost, then anything it has to say (no key, budget spent)."""
+    if usage is None:
+        return []
+    cached = f", {usage.cached} answered from the cache" if usage.cached else ""
+    lines = [
+        f"Agent {usage.model}: {usage.requests} request{'s' if usage.requests != 1 else ''}"
+        f"{cached}, {usage.tokens:,} tokens used of a {usage.budget:,} budget"
+    ]
+    return lines + [f"Agent: {note}" for note in usage.notes]

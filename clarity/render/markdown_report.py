@@ -6,6 +6,8 @@ import re
 
 from clarity.model import ScanReport
 from clarity.render.layout import (
+    advice_text,
+    agent_lines,
     display_name,
     format_age,
     format_size,
@@ -36,14 +38,21 @@ def scan_markdown(report: ScanReport) -> str:
         lines += ["| plan | age | size | title | reason |", "|---|---:|---:|---|---|"]
         for row in rows:
             name = code(cell(display_name(row.verdict.name)))
+            reason = reason_text(row)
+            advice = report.advice.get(row.verdict.name)
+            if advice is not None:
+                reason += f" — {display_name(advice_text(advice))}"
             lines.append(
                 f"| {'↳ ' if row.nested else ''}{name} | {format_age(row.age_days)} | "
                 f"{format_size(row.verdict.facts.size)} | "
-                f"{cell(display_name(row.verdict.facts.title or ''))} | {cell(reason_text(row))} |"
+                f"{cell(display_name(row.verdict.facts.title or ''))} | {cell(reason)} |"
             )
     if report.skipped:
         lines += ["", f"### Skipped ({len(report.skipped)})", ""]
         lines += [f"- {code(display_name(str(s.path)))}: {cell(s.reason)}" for s in report.skipped]
+    agent = agent_lines(report.agent)
+    if agent:
+        lines += ["", *(f"_{cell(line)}_" for line in agent)]
     warnings = warning_lines(report)
     if warnings:
         lines += ["", f"### Warnings ({len(warnings)})", ""]

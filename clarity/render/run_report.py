@@ -7,8 +7,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from clarity.executor.results import RunReport, Status
-from clarity.render.json_report import SCHEMA_VERSION
-from clarity.render.layout import display_name
+from clarity.render.json_report import SCHEMA_VERSION, agent_document
+from clarity.render.layout import agent_lines, display_name
 
 if TYPE_CHECKING:
     from clarity.executor.undo import UndoPlan
@@ -84,6 +84,7 @@ def result_lines(report: RunReport) -> list[str]:
             lines.append(f"skipped   {display_name(result.name)}: {result.reason}")
         elif result.status is Status.FAILED:
             lines.append(f"FAILED    {display_name(result.name)}: {result.error}")
+    lines += agent_lines(report.agent)
     if report.run is not None:
         lines.append(summary_line(report))
         if report.kind == "apply" and done:
@@ -116,4 +117,5 @@ def run_document(report: RunReport) -> dict[str, Any]:
         ],
         "counts": report.counts(),
         "notes": list(report.notes),
+        **({"agent": agent_document(report.agent)} if report.agent is not None else {}),
     }

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from clarity.model import PlanClass, ScanReport
 from clarity.render.layout import (
     Row,
+    advice_text,
+    agent_lines,
     display_name,
     format_age,
     format_size,
@@ -76,7 +78,11 @@ def print_scan(report: ScanReport, console: Console) -> None:
                 title = _shorten(display_name(row.verdict.facts.title), name_width - len(indent))
                 plan.append("\n" + " " * len(indent) + title, "dim")
             size = format_size(row.verdict.facts.size)
-            table.add_row(plan, format_age(row.age_days), size, Text(reason_text(row)))
+            reason = Text(reason_text(row))
+            advice = report.advice.get(row.verdict.name)
+            if advice is not None:
+                reason.append("\n" + display_name(advice_text(advice)), "italic")
+            table.add_row(plan, format_age(row.age_days), size, reason)
         console.print()
         console.print(table)
     if report.skipped:
@@ -84,6 +90,11 @@ def print_scan(report: ScanReport, console: Console) -> None:
         console.print(f"Skipped ({len(report.skipped)})", style="bold")
         for item in report.skipped:
             line = f"  {display_name(str(item.path))}: {item.reason}"
+            console.print(line, markup=False, soft_wrap=True)
+    agent = agent_lines(report.agent)
+    if agent:
+        console.print()
+        for line in agent:
             console.print(line, markup=False, soft_wrap=True)
     warnings = warning_lines(report)
     if warnings:

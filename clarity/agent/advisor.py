@@ -1,0 +1,95 @@
+"""What an advisor is: summaries for the archive, verdicts on dormant plans (SPEC 8).
+
+Two implementations: Claude (`claude.py`, the SDK) and the extractive
+fallback here, which needs no network. Advice never changes a class or an
+action: the rules decide, a person reviews.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from clarity.summary import extract_summary
+
+if TYPE_CHECKING:
+    from clarity.config import AgentSettings
+
+VERDICTS = ("finished", "abandoned", "live")
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    verdict: str  # one of VERDICTS
+    reason: str
+    confidence: float  # 0.0 to 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    text: str
+    source: str  # "agent" | "extract"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanText:
+    """What an advisor reads of a plan: its name and (bounded) text."""
+
+    name: str
+    text: str
+
+
+@dataclass(slots=True)
+class AgentUsage:
+    """What a run asked of the agent and what it cost, for the report."""
+
+    model: str | None = None
+    budget: int = 0
+    requests: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def note(self, line: str) -> None:
+        if line not in self.notes:
+            self.notes.append(line)
+
+
+class Advisor(Protocol):
+    usage: AgentUsage
+
+    def summarize(self, plan: PlanText) -> Summary: ...
+
+    def review(self, plan: PlanText) -> Advice | None: ...
+
+
+def make_advisor(settings: AgentSettings, env: Mapping[str, str]) -> Advisor:
+    """The advisor a run uses: Claude when asked for and a key is set, else the fallback."""
+    usage = AgentUsage(model=settings.model, budget=settings.budget)
+    if not settings.enabled:
+        return ExtractiveAdvisor(usage)
+    if not env.get("ANTHROPIC_API_KEY", "").strip():
+        usage.note("no ANTHROPIC_API_KEY set: carrying on without the agent")
+        return ExtractiveAdvisor(usage)
+    from clarity.agent.claude import ClaudeAdvisor  # the SDK comes with it, only now
+
+    return ClaudeAdvisor(settings, usage=usage)
+
+
+class ExtractiveAdvisor:
+    """No network: the first paragraph as the summary, and no verdicts."""
+
+    def __init__(self, usage: AgentUsage | None = None) -> None:
+        self.usage = usage or AgentUsage()
+
+    def summarize(self, plan: PlanText) -> Summary:
+        return Summary(extract_summary(plan.text), "extract")
+
+    def review(self, plan: PlanText) -> Advice | None:
+        return None

@@ -1,0 +1,49 @@
+"""Ask the advisor about each dormant plan; the answers go beside the verdicts."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clarity.agent.advisor import Advice, Advisor, PlanText
+from clarity.model import PlanClass, ScanReport
+from clarity.reader import NotARegularFile, read_opening
+from clarity.summary import extract_summary
+
+if TYPE_CHECKING:
+    from clarity.executor.apply import Summarizer
+
+
+def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> ScanReport:
+    """The report with advice on its dormant plans, and what asking cost."""
+    advice: dict[str, Advice] = {}
+    for verdict in report.verdicts:
+        if verdict.plan_class is not PlanClass.DORMANT:
+            continue
+        try:
+            text = read_opening(verdict.facts.path, plan_bytes + 1)  # +1: shows it was cut
+        except (OSError, NotARegularFile):
+            continue
+        answer = advisor.review(PlanText(verdict.name, text))
+        if answer is not None:
+            advice[verdict.name] = answer
+    return dataclasses.replace(report, advice=advice, agent=advisor.usage)
+
+
+def archive_summarizer(advisor: Advisor, plan_bytes: int) -> Summarizer:
+    """Summaries for archive records from the advisor; never an error that stops an apply."""
+
+    def summarize(path: Path, name: str) -> tuple[str, str]:
+        try:
+            text = read_opening(path, plan_bytes + 1)
+        except (OSError, NotARegularFile):
+            return "", "extract"
+        try:
+            summary = advisor.summarize(PlanText(name, text))
+        except Exception as error:  # noqa: BLE001 - the agent must never fail an apply
+            advisor.usage.note(f"the agent failed ({type(error).__name__}); extractive summary")
+            return extract_summary(text), "extract"
+        return summary.text, summary.source
+
+    return summarize

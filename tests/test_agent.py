@@ -1,0 +1,259 @@
+"""The agent through the real anthropic SDK, against a local Messages API server.
+
+Nothing here reaches the network: the SDK talks to 127.0.0.1 (see
+messages_server.py), and conftest points it at a closed local port otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import NOW_ISO, Plan, make_files
+from tests.messages_server import ANSWERS, MessagesServer, Reply, claude, error_reply
+
+__all__ = ["claude"]  # the fixture, imported for pytest
+
+DORMANT = "# Idea: a plugin system\n\nSketch of a plugin loader.\n" + "- [ ] step\n" * 300
+PLANS = {
+    "idea-one.md": Plan(DORMANT, 30),
+    "idea-two.md": Plan(DORMANT.replace("plugin", "theme"), 40),
+    "done.md": Plan("# Cache layer COMPLETED\n\nWe built a read-through cache.\n", 20),
+    "live.md": Plan("# Live\n", 0),
+}
+VERDICT = ANSWERS["record_verdict"]
+
+
+def scan(cli, plans_dir: Path, *args: str):
+    return cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, *args)
+
+
+@pytest.fixture
+def plans(plans_dir: Path) -> Path:
+    return make_files(plans_dir, PLANS)
+
+
+def test_scan_with_the_agent_adds_advice_to_dormant_plans_only(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    result = scan(cli, plans, "--agent", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = result.json()
+    by_name = {plan["name"]: plan for plan in document["plans"]}
+    for name in ("idea-one.md", "idea-two.md"):
+        assert by_name[name]["class"] == "dormant"
+        assert by_name[name]["action"] == "report"
+        assert by_name[name]["advice"] == VERDICT
+    assert "advice" not in by_name["done.md"] and "advice" not in by_name["live.md"]
+    agent = document["agent"]
+    assert agent["model"] == "claude-haiku-4-5"
+    assert agent["requests"] == 2 and agent["cached"] == 0
+    assert agent["input_tokens"] > 0 and agent["output_tokens"] == 120
+    assert len(claude.requests) == 2
+    sent = claude.requests[0]
+    assert sent["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    assert sent["tools"][0]["input_schema"]["properties"]["verdict"]["enum"] == [
+        "finished",
+        "abandoned",
+        "live",
+    ]
+
+
+def test_advice_never_changes_a_class_or_an_action(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    def classes(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+        return [(p["name"], p["class"], p["action"], p["reason"]) for p in document["plans"]]
+
+    without = scan(cli, plans, "--json").json()
+    with_agent = scan(cli, plans, "--agent", "--json").json()
+    assert classes(without) == classes(with_agent)
+    assert "agent" not in without
+
+
+def test_the_reports_show_the_advice_and_the_tokens_used(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    table = scan(cli, plans, "--agent")
+    assert "agent: abandoned (80%): No activity for weeks" in table.stdout
+    assert "Agent claude-haiku-4-5: 2 requests" in table.stdout
+    assert "tokens used of a 50,000 budget" in table.stdout
+    markdown = scan(cli, plans, "--agent", "--format", "markdown")
+    assert "— agent: abandoned (80%)" in markdown.stdout
+
+
+def test_without_a_key_it_says_so_once_and_carries_on(
+    cli, plans: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    result = scan(cli, plans, "--agent", "--json")
+    assert result.exit_code == 0
+    assert result.json()["agent"]["notes"] == [
+        "no ANTHROPIC_API_KEY set: carrying on without the agent"
+    ]
+    assert claude.requests == []
+    assert all("advice" not in plan for plan in result.json()["plans"])
+
+
+def test_a_rejected_key_stops_the_asking(cli, plans: Path, claude: MessagesServer) -> None:
+    claude.queue(error_reply(401, "authentication_error", "invalid x-api-key"))
+    result = scan(cli, plans, "--agent", "--json")
+    assert result.exit_code == 0
+    assert "API key rejected; the rest without the agent" in result.json()["agent"]["notes"]
+    assert len(claude.requests) == 1  # no second try, no second plan
+    assert all("advice" not in plan for plan in result.json()["plans"])
+
+
+def test_a_rate_limit_is_retried_by_the_sdk(cli, plans: Path, claude: MessagesServer) -> None:
+    claude.queue(error_reply(429, "rate_limit_error", "slow down"))
+    result = scan(cli, plans, "--agent", "--json")
+    assert result.exit_code == 0
+    advised = [plan for plan in result.json()["plans"] if "advice" in plan]
+    assert len(advised) == 2
+    assert len(claude.requests) == 3  # one refused, retried, then the second plan
+
+
+def test_an_overloaded_service_falls_back_for_that_plan(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    overloaded = error_reply(529, "overloaded_error", "overloaded")
+    claude.queue(overloaded, overloaded, overloaded)  # the first try and both retries
+    document = scan(cli, plans, "--agent", "--json").json()
+    advised = {plan["name"] for plan in document["plans"] if "advice" in plan}
+    assert advised == {"idea-two.md"}
+    assert any("Claude unavailable" in note for note in document["agent"]["notes"])
+
+
+def test_a_malformed_reply_falls_back(cli, plans: Path, claude: MessagesServer) -> None:
+    claude.queue(Reply(200, b"{this is not json"))
+    result = scan(cli, plans, "--agent", "--json")
+    assert result.exit_code == 0
+    advised = {plan["name"] for plan in result.json()["plans"] if "advice" in plan}
+    assert advised == {"idea-two.md"}
+    assert any("Claude unavailable" in note for note in result.json()["agent"]["notes"])
+
+
+def test_a_reply_outside_the_schema_gives_no_advice(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    bad = {**json.loads(json.dumps(VERDICT)), "verdict": "maybe"}
+    body = {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-haiku-4-5",
+        "content": [{"type": "tool_use", "id": "t", "name": "record_verdict", "input": bad}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
+    claude.queue(Reply(200, body))
+    document = scan(cli, plans, "--agent", "--json").json()
+    assert {plan["name"] for plan in document["plans"] if "advice" in plan} == {"idea-two.md"}
+
+
+def test_the_budget_stops_the_asking_and_says_so(
+    cli, plans: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLARITY_AGENT_BUDGET", "2500")
+    document = scan(cli, plans, "--agent", "--json").json()
+    assert len(claude.requests) == 1
+    assert document["agent"]["requests"] == 1
+    assert any(
+        note.startswith("token budget of 2,500 spent") for note in document["agent"]["notes"]
+    )
+    tokens = document["agent"]["input_tokens"] + document["agent"]["output_tokens"]
+    assert tokens <= 2500
+
+
+def test_a_second_run_is_answered_from_the_cache(cli, plans: Path, claude: MessagesServer) -> None:
+    first = scan(cli, plans, "--agent", "--json").json()
+    sent = len(claude.requests)
+    second = scan(cli, plans, "--agent", "--json").json()
+    assert len(claude.requests) == sent  # nothing sent the second time
+    assert second["agent"]["cached"] == 2 and second["agent"]["requests"] == 0
+    assert [p.get("advice") for p in second["plans"]] == [p.get("advice") for p in first["plans"]]
+
+    make_files(plans, {"idea-one.md": Plan(DORMANT + "\nnew line\n", 30)})  # changed
+    scan(cli, plans, "--agent", "--json")
+    assert len(claude.requests) == sent + 1  # only the changed plan is asked about again
+
+
+def test_secrets_never_reach_the_server(cli, plans_dir: Path, claude: MessagesServer) -> None:
+    secret_key = "sk-ant-api03-" + "Q7w" * 15
+    planted = (
+        DORMANT
+        + f"\nANTHROPIC_API_KEY={secret_key}\n"
+        + "DATABASE_URL=postgres://app:hunter2hunter2@db.internal/app\n"
+        + "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----\n"
+    )
+    make_files(plans_dir, {"leaky.md": Plan(planted, 30)})
+    assert scan(cli, plans_dir, "--agent").exit_code == 0
+    sent = claude.sent_text()
+    assert "Sketch of a plugin loader" in sent
+    for secret in (secret_key, "hunter2hunter2", "MIIEowIBAAKCAQEA7"):
+        assert secret not in sent
+    assert "[REDACTED]" in sent and "[REDACTED PRIVATE KEY]" in sent
+
+
+def test_each_plan_is_cut_to_the_size_cap(
+    cli, plans_dir: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_files(plans_dir, {"huge.md": Plan("# Huge\n\n" + "word " * 40_000, 30)})
+    monkeypatch.setenv("CLARITY_AGENT_PLAN_BYTES", "2000")
+    scan(cli, plans_dir, "--agent")
+    content = claude.requests[0]["messages"][0]["content"]
+    assert len(content.encode()) < 2200
+    assert "the rest of the plan is not shown" in content
+
+
+def test_apply_with_the_agent_writes_agent_summaries(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    scan(cli, plans)
+    result = cli("apply", "--plans-dir", str(plans), "--yes", "--agent", "--json")
+    assert result.exit_code == 0, result.stderr
+    archive = plans.parent / "plans-archive"
+    record = json.loads((archive / "index.jsonl").read_text())
+    assert record["summary"] == ANSWERS["record_summary"]["summary"]
+    assert record["summary_source"] == "agent"
+    assert ANSWERS["record_summary"]["summary"] in (archive / "INDEX.md").read_text()
+    assert result.json()["agent"]["requests"] == 1
+    assert claude.requests[0]["tool_choice"]["name"] == "record_summary"
+    assert "We built a read-through cache." in claude.sent_text()
+
+
+def test_an_agent_failure_never_fails_an_apply(cli, plans: Path, claude: MessagesServer) -> None:
+    claude.queue(error_reply(401, "authentication_error", "invalid x-api-key"))
+    scan(cli, plans)
+    result = cli("apply", "--plans-dir", str(plans), "--yes", "--agent")
+    assert result.exit_code == 0
+    assert "API key rejected" in result.stdout
+    record = json.loads((plans.parent / "plans-archive" / "index.jsonl").read_text())
+    assert record["summary"] == "We built a read-through cache."
+    assert record["summary_source"] == "extract"
+
+
+def test_agent_can_be_turned_on_in_the_config(
+    cli, plans: Path, claude: MessagesServer, isolated_home: Path
+) -> None:
+    config = isolated_home / ".config" / "clarity"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('agent = true\nagent_model = "claude-sonnet-4-6"\n')
+    document = scan(cli, plans, "--json").json()
+    assert document["agent"]["model"] == "claude-sonnet-4-6"
+    assert claude.requests[0]["model"] == "claude-sonnet-4-6"
+    off = scan(cli, plans, "--json", "--no-agent").json()
+    assert "agent" not in off
+
+
+def test_a_deprecated_model_is_worth_a_line(
+    cli, plans: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLARITY_AGENT_MODEL", "claude-sonnet-4-5")
+    document = scan(cli, plans, "--agent", "--json").json()
+    assert any("deprecated" in note for note in document["agent"]["notes"])
+    assert all("advice" in p for p in document["plans"] if p["class"] == "dormant")
