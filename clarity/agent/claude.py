@@ -155,7 +155,7 @@ class ClaudeAdvisor:
         self._stopped = True
         self.usage.note(why)
 
-    def _client_or_stop(self) -> anthropic.Anthropic:
+    def _sdk_client(self) -> anthropic.Anthropic:
         if self._client is None:
             import anthropic  # only here: commands without the agent never import it
 
@@ -165,7 +165,7 @@ class ClaudeAdvisor:
     def _request(self, tool: ToolParam, prompt: str) -> dict[str, Any] | None:
         import anthropic
 
-        client = self._client_or_stop()
+        client = self._sdk_client()
         messages: list[MessageParam] = [{"role": "user", "content": prompt}]
         choice: ToolChoiceToolParam = {"type": "tool", "name": tool["name"]}
         try:
