@@ -257,3 +257,16 @@ def test_a_deprecated_model_is_worth_a_line(
     document = scan(cli, plans, "--agent", "--json").json()
     assert any("deprecated" in note for note in document["agent"]["notes"])
     assert all("advice" in p for p in document["plans"] if p["class"] == "dormant")
+
+
+def test_a_secret_on_the_size_cap_is_masked_whole(
+    cli, plans_dir: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-ant-api03-" + "Zq8" * 20
+    text = "# Notes\n\n" + "x" * (1990 - 9) + " " + secret + "\nmore text\n" + "y" * 3000
+    make_files(plans_dir, {"cut.md": Plan(text, 30)})
+    monkeypatch.setenv("CLARITY_AGENT_PLAN_BYTES", "2000")  # the cap falls inside the key
+    scan(cli, plans_dir, "--agent")
+    sent = claude.sent_text()
+    assert "sk-ant" not in sent and secret[-20:] not in sent  # not even its start
+    assert "the rest of the plan is not shown" in sent

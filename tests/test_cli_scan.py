@@ -319,7 +319,11 @@ def test_piping_into_a_closed_reader_is_quiet(tmp_path: Path) -> None:
     assert "Traceback" not in completed.stderr
 
 
-def test_scan_never_imports_the_agent_sdk(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "extra",
+    [(), ("--agent",)],  # --agent without ANTHROPIC_API_KEY: one note, and still no SDK
+)
+def test_scan_never_imports_the_agent_sdk(tmp_path: Path, extra: tuple[str, ...]) -> None:
     make_files(tmp_path / "plans", {"a.md": Plan("---\nstatus: done\n---\n# a\n", 1)})
     import subprocess
     import sys
@@ -334,6 +338,7 @@ def test_scan_never_imports_the_agent_sdk(tmp_path: Path) -> None:
             "scan",
             "--plans-dir",
             str(tmp_path / "plans"),
+            *extra,
         ],
         capture_output=True,
         text=True,

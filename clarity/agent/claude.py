@@ -121,11 +121,11 @@ class ClaudeAdvisor:
     # -- one request ---------------------------------------------------------
 
     def _prompt(self, plan: PlanText) -> str:
-        data = plan.text.encode("utf-8", "replace")
+        # Redact first, then cut: a secret on the cut is masked whole, never half sent.
+        data = redact(plan.text).text.encode("utf-8", "replace")
         cut = data[: self.settings.plan_bytes].decode("utf-8", "ignore")
-        redacted = redact(cut)
         more = "\n[... the rest of the plan is not shown]" if len(data) > len(cut.encode()) else ""
-        return f"Plan file: {plan.name}\n\n<plan>\n{redacted.text}{more}\n</plan>"
+        return f"Plan file: {plan.name}\n\n<plan>\n{cut}{more}\n</plan>"
 
     def _ask(self, tool: ToolParam, plan: PlanText) -> dict[str, Any] | None:
         prompt = self._prompt(plan)

@@ -14,6 +14,10 @@ from clarity.summary import extract_summary
 if TYPE_CHECKING:
     from clarity.executor.apply import Summarizer
 
+# Read past the size cap so that a secret straddling it is redacted whole
+# before the text is cut, and so the prompt can say the plan was cut.
+READ_BEYOND_CAP = 4096
+
 
 def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> ScanReport:
     """The report with advice on its dormant plans, and what asking cost."""
@@ -22,7 +26,7 @@ def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> Sca
         if verdict.plan_class is not PlanClass.DORMANT:
             continue
         try:
-            text = read_opening(verdict.facts.path, plan_bytes + 1)  # +1: shows it was cut
+            text = read_opening(verdict.facts.path, plan_bytes + READ_BEYOND_CAP)
         except (OSError, NotARegularFile):
             continue
         answer = advisor.review(PlanText(verdict.name, text))
@@ -36,7 +40,7 @@ def archive_summarizer(advisor: Advisor, plan_bytes: int) -> Summarizer:
 
     def summarize(path: Path, name: str) -> tuple[str, str]:
         try:
-            text = read_opening(path, plan_bytes + 1)
+            text = read_opening(path, plan_bytes + READ_BEYOND_CAP)
         except (OSError, NotARegularFile):
             return "", "extract"
         try:
