@@ -80,6 +80,7 @@ class PlanFacts:
     warnings: tuple[str, ...] = ()
     bytes_read: int = 0  # how much of the file the reader read (bounded, see reader)
     stamp: FileStamp | None = None  # None only for facts made up by hand (tests)
+    sha256: str | None = None  # of the whole file, when it was small enough to read whole
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from clarity.errors import ClarityError
-from clarity.model import Action, FileStamp, PlanClass, ScanReport, Verdict
-from clarity.reader import NotARegularFile, fingerprint
+from clarity.model import Action, FileStamp, PlanClass, PlanFacts, ScanReport, Verdict
+from clarity.reader import Fingerprint, NotARegularFile, fingerprint
 from clarity.state import DirState, write_atomic
 
 PROPOSAL_VERSION = 1
@@ -117,14 +117,23 @@ class Proposal:
         )
 
 
-def _proposed(verdict: Verdict) -> ProposedFile | None:
+def _fingerprint(facts: PlanFacts) -> Fingerprint | None:
+    """Stamp and sha256 as the scan read them: the reader's, or one more read for a big file."""
+    if facts.stamp is not None and facts.sha256 is not None:
+        return Fingerprint(facts.stamp, facts.sha256)
     try:
-        print_ = fingerprint(verdict.facts.path)
+        print_ = fingerprint(facts.path)
     except (OSError, NotARegularFile):
         return None  # gone or unreadable since it was read: nothing to propose for it
-    stamp = verdict.facts.stamp
-    if stamp is not None and print_.stamp != stamp:
+    if facts.stamp is not None and print_.stamp != facts.stamp:
         return None  # changed between reading and hashing: the verdict may be stale
+    return print_
+
+
+def _proposed(verdict: Verdict) -> ProposedFile | None:
+    print_ = _fingerprint(verdict.facts)
+    if print_ is None:
+        return None
     return ProposedFile(
         verdict.name,
         print_.stamp,

@@ -95,6 +95,7 @@ class _PlanFile:
         self.fd = fd
         self.size = size
         self.bytes_read = 0
+        self.sha256: str | None = None  # known when the whole file was read anyway
 
     def read(self, offset: int, length: int) -> bytes:
         data = _read_at(self.fd, offset, length)
@@ -105,6 +106,8 @@ class _PlanFile:
         """Head facts, last line, and whether the bytes were valid UTF-8 with no NUL."""
         if self.size <= HEAD_BYTES + TAIL_BYTES:
             data = self.read(0, self.size)
+            if len(data) == self.size:
+                self.sha256 = hashlib.sha256(data).hexdigest()  # spares apply's proposal a read
             text, clean = _decode(data)
             return self._head(text, data, whole=True), _last_line(text), clean
         head = self.read(0, HEAD_BYTES)
@@ -160,6 +163,7 @@ def read_plan(path: Path) -> PlanFacts:
         warnings=warnings,
         bytes_read=plan.bytes_read,
         stamp=FileStamp.of(info),
+        sha256=plan.sha256,
     )
 
 

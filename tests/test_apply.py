@@ -332,3 +332,12 @@ def test_an_unwritable_state_dir_warns_on_scan_and_stops_apply(
     assert result.exit_code == 2
     assert "cannot write clarity's state" in result.stderr
     assert snapshot(plans_dir) == before
+
+
+def test_a_big_plan_is_hashed_in_full_for_the_proposal(cli, plans_dir: Path) -> None:
+    big = "# Big COMPLETED\n\n" + "a line of a long plan\n" * 2000  # past the head and tail
+    make_files(plans_dir, {"big.md": Plan(big, 20)})
+    cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    proposal = load_proposal(DirState.for_plans_dir(plans_dir))
+    assert proposal is not None
+    assert proposal.groups[0].plan.sha256 == hashlib.sha256(big.encode()).hexdigest()
