@@ -97,9 +97,9 @@ def _current_values(current: list[str] | None) -> list[str]:
 
 
 def _moves(report: ScanReport) -> bool:
-    from clarity.model import Action
+    from clarity.model import MOVING_ACTIONS
 
-    return any(v.action in (Action.ARCHIVE, Action.TRASH) for v in report.verdicts)
+    return any(v.action in MOVING_ACTIONS for v in report.verdicts)
 
 
 def _scan_and_record(

@@ -32,6 +32,8 @@ class Action(StrEnum):
     REPORT = "report"
 
 
+MOVING_ACTIONS = (Action.ARCHIVE, Action.TRASH)  # what apply does something about
+
 ACTION_FOR: dict[PlanClass, Action] = {
     PlanClass.ACTIVE: Action.KEEP,
     PlanClass.COMPLETED: Action.ARCHIVE,

@@ -16,12 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from clarity.errors import ClarityError
-from clarity.model import Action, FileStamp, PlanClass, PlanFacts, ScanReport, Verdict
+from clarity.model import (
+    MOVING_ACTIONS,
+    Action,
+    FileStamp,
+    PlanClass,
+    PlanFacts,
+    ScanReport,
+    Verdict,
+)
 from clarity.reader import Fingerprint, NotARegularFile, fingerprint
 from clarity.state import DirState, write_atomic
 
 PROPOSAL_VERSION = 1
-MOVING_ACTIONS = (Action.ARCHIVE, Action.TRASH)
 
 
 @dataclass(frozen=True, slots=True)

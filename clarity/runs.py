@@ -61,8 +61,8 @@ def settle_interrupted(state: DirState) -> str | None:
         return recover(state) if locked else None
 
 
-def _empty(settings: Settings, note: str, notes: Iterable[str] = ()) -> RunReport:
-    return RunReport("apply", settings.plans_dir, settings.archive_dir, None, notes=(*notes, note))
+def _nothing_done(kind: str, settings: Settings, notes: Iterable[str], note: str) -> RunReport:
+    return RunReport(kind, settings.plans_dir, settings.archive_dir, None, notes=(*notes, note))
 
 
 def _proposal(settings: Settings, state: DirState) -> Proposal:
@@ -78,7 +78,6 @@ def _proposal(settings: Settings, state: DirState) -> Proposal:
             f"the reviewed scan archives into {proposal.archive_dir}, not "
             f"{settings.archive_dir}; scan again with that archive dir, or use --rescan"
         )
-    check_plans_dir(settings)
     return proposal
 
 
@@ -105,11 +104,12 @@ def run_apply(
         ]
         finished = [log for log in runs if not log.interrupted]
         if finished:
-            return _empty(
+            return _nothing_done(
+                "apply",
                 settings,
+                notes,
                 f"the scan of {proposal.scanned_at:%Y-%m-%d %H:%M} was already applied "
                 f"(run {finished[-1].name}); nothing to do until you scan again",
-                notes,
             )
         done: set[str] = set()
         for log in runs:
@@ -117,12 +117,12 @@ def run_apply(
         groups = tuple(group for group in proposal.groups if group.plan.name not in done)
         if not groups:
             what = "all of it was done by an interrupted run" if runs else "it moves nothing"
-            return _empty(settings, f"nothing to apply: {what}", notes)
+            return _nothing_done("apply", settings, notes, f"nothing to apply: {what}")
         if any(group.action is Action.ARCHIVE for group in groups):
             check_archive_dir(proposal.archive_dir)
         preview = ApplyPreview(proposal, groups, resumed=bool(runs))
         if not confirm(preview):
-            return _empty(settings, "nothing was moved", notes)
+            return _nothing_done("apply", settings, notes, "nothing was moved")
         tick = progress(preview.file_count) if progress else None
         summarize, usage = _summarizer(settings)
         report = apply_groups(state, proposal, groups, tick, summarize)
@@ -147,27 +147,10 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
         notes = [note] if (note := recover(state)) else []
         plan = plan_undo(state, settings.plans_dir, settings.archive_dir)
         if plan is None:
-            return RunReport(
-                "undo",
-                settings.plans_dir,
-                settings.archive_dir,
-                None,
-                notes=(*notes, "nothing to undo: no apply here is left to undo"),
+            return _nothing_done(
+                "undo", settings, notes, "nothing to undo: no apply here is left to undo"
             )
         if not confirm(plan):
-            return RunReport(
-                "undo",
-                plan.plans_dir,
-                plan.archive_dir,
-                None,
-                notes=(*notes, "nothing was restored"),
-            )
+            return _nothing_done("undo", settings, notes, "nothing was restored")
         report = undo(state, plan)
-    return RunReport(
-        report.kind,
-        report.plans_dir,
-        report.archive_dir,
-        report.run,
-        report.results,
-        (*notes, *report.notes),
-    )
+    return dataclasses.replace(report, notes=(*notes, *report.notes))

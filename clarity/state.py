@@ -20,9 +20,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
 from clarity.locations import state_dir
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 LOCK_WAIT_SECONDS = 10.0  # a second apply waits this long for the first, then gives up
 
@@ -126,30 +130,42 @@ class DirState:
         else:
             write_atomic(self.running_file, run_file.name.encode() + b"\n")
 
-    @contextlib.contextmanager
-    def lock(self, wait: float | None = None) -> Iterator[None]:
-        """Hold this directory's lock: one run at a time moves its files."""
+    def _acquire(self, wait: float) -> BaseFileLock | None:
+        """This directory's lock if it comes free within `wait` seconds, else None."""
         from filelock import FileLock, Timeout
 
         self.ensure()
-        wait = _lock_wait() if wait is None else wait
         file_lock = FileLock(self.root / "lock")
         try:
             file_lock.acquire(timeout=wait)
         except Timeout:
+            return None
+        write_atomic(self.root / "owner", f"{os.getpid()}\n".encode())
+        return file_lock
+
+    @contextlib.contextmanager
+    def lock(self, wait: float | None = None) -> Iterator[None]:
+        """Hold this directory's lock: one run at a time moves its files."""
+        file_lock = self._acquire(_lock_wait() if wait is None else wait)
+        if file_lock is None:
             raise ClarityError(
                 f"another clarity run is moving plans in {self.plans_dir}{self._owner()}; "
                 "wait for it to finish and try again"
-            ) from None
+            )
         try:
-            write_atomic(self.root / "owner", f"{os.getpid()}\n".encode())
             yield
         finally:
             file_lock.release()
 
-    def try_lock(self) -> contextlib.AbstractContextManager[bool]:
+    @contextlib.contextmanager
+    def try_lock(self) -> Iterator[bool]:
         """The lock if it is free right now (True), else go on without it (False)."""
-        return _TryLock(self)
+        file_lock = self._acquire(0)
+        try:
+            yield file_lock is not None
+        finally:
+            if file_lock is not None:
+                file_lock.release()
 
     def _owner(self) -> str:
         try:
@@ -157,24 +173,6 @@ class DirState:
         except OSError:
             return ""
         return f" (process {pid})" if pid.isdigit() else ""
-
-
-class _TryLock(contextlib.AbstractContextManager[bool]):
-    def __init__(self, state: DirState) -> None:
-        self._lock = state.lock(wait=0)
-        self._held = False
-
-    def __enter__(self) -> bool:
-        try:
-            self._lock.__enter__()
-        except ClarityError:
-            return False
-        self._held = True
-        return True
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._held:
-            self._lock.__exit__(None, None, None)
 
 
 def _lock_wait() -> float:

@@ -24,7 +24,7 @@ from clarity.archive import (
     write_index_md,
 )
 from clarity.executor.journal import Intent, Journal, Outcome, RunLog
-from clarity.executor.moves import hash_file, move_file
+from clarity.executor.moves import error_text, hash_file, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import send_to_trash
 from clarity.model import Action, FileStamp
@@ -58,11 +58,6 @@ def changed_reason(path: Path, expected: ProposedFile) -> str | None:
         return None if hash_file(path) == expected.sha256 else changed
     except OSError as error:
         return f"cannot read it: {error.strerror or error}"
-
-
-def _error_text(error: OSError) -> str:
-    text = error.strerror or str(error)
-    return f"{text}: {error.filename}" if error.filename and error.strerror else text
 
 
 Summarizer = Callable[[Path, str], tuple[str, str]]  # (archived file, name) -> (text, source)
@@ -126,8 +121,8 @@ class GroupMover:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            self._fail(group.plan, group.action, _error_text(error))
-            self.skip(group, group.subplans, f"its plan {group.plan.name} could not be archived")
+            self._fail(group.plan, group.action, error_text(error))
+            self._plan_stayed(group, group.subplans)
             return None
         planned: list[tuple[ProposedFile, Path | None]] = []
         taken: set[Path] = set()
@@ -147,10 +142,10 @@ class GroupMover:
         moved: list[tuple[ProposedFile, Path | None]] = [
             (proposed, done[proposed.name]) for proposed, _ in planned if proposed.name in done
         ]
-        for index, (proposed, dst) in enumerate(planned):
+        for proposed, dst in planned:
             if proposed.name in done:
                 continue
-            is_plan = index == 0
+            is_plan = proposed is group.plan
             if not is_plan:
                 reason = changed_reason(self.plans_dir / proposed.name, proposed)
                 if reason is not None:
@@ -159,14 +154,18 @@ class GroupMover:
             moved_ok, where = self._move(group, proposed, dst)
             if not moved_ok:
                 if is_plan:
-                    verb = "archived" if group.action is Action.ARCHIVE else "trashed"
-                    rest = [p for p, _ in planned[1:] if p.name not in done]
-                    self.skip(group, rest, f"its plan {proposed.name} could not be {verb}")
+                    rest = [p for p, _ in planned if p is not group.plan and p.name not in done]
+                    self._plan_stayed(group, rest)
                     return
                 continue
             moved.append((proposed, where))
         if group.action is Action.ARCHIVE and moved and moved[0][0] is group.plan:
             self.records.append(self._record(group, moved))
+
+    def _plan_stayed(self, group: ProposedGroup, followers: Iterable[ProposedFile]) -> None:
+        """A plan that could not move keeps its sub-plans with it."""
+        verb = "archived" if group.action is Action.ARCHIVE else "trashed"
+        self.skip(group, followers, f"its plan {group.plan.name} could not be {verb}")
 
     def _move(
         self, group: ProposedGroup, proposed: ProposedFile, dst: Path | None
@@ -199,7 +198,7 @@ class GroupMover:
                     entry.info if entry else None,
                 )
         except OSError as error:
-            text = _error_text(error)
+            text = error_text(error)
             self.journal.outcome(seq, Outcome("failed", error=text))
             self._fail(proposed, group.action, text)
             return False, None

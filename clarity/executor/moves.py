@@ -26,6 +26,12 @@ class ChangedWhileMoving(OSError):
     """The bytes copied are not the bytes the scan hashed: the copy is dropped."""
 
 
+def error_text(error: OSError) -> str:
+    """A failed move as a result line: what went wrong, and on which file."""
+    text = error.strerror or str(error)
+    return f"{text}: {error.filename}" if error.filename and error.strerror else text
+
+
 def partial_path(dst: Path) -> Path:
     """Where a cross-filesystem copy is built before it takes dst's name."""
     return dst.with_name(f".{dst.name}.clarity-partial")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from clarity.archive import relative_path, remove_from_index, write_index_md
 from clarity.executor.journal import Intent, Journal, Outcome, read_runs
-from clarity.executor.moves import move_file
+from clarity.executor.moves import error_text, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, restore
 from clarity.state import DirState
@@ -180,7 +180,7 @@ class _Undoer:
             else:
                 move_file(item.where, dst)
         except OSError as error:
-            text = f"{error.strerror or error}: {error.filename}" if error.filename else str(error)
+            text = error_text(error)
             self.journal.outcome(seq, Outcome("failed", error=text))
             self.result(item, Status.FAILED, error=text)
             return
