@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -27,13 +27,22 @@ def _days(value: float) -> str:
     return f"{value:g}"
 
 
-def _active_now(facts: PlanFacts, now: datetime, current: frozenset[str]) -> str | None:
-    """Rule 1's evidence, or None: modified today, the current plan, or pinned."""
+def in_use_reason(session: str) -> str:
+    return f"in use by session {session}"
+
+
+def _active_now(
+    facts: PlanFacts, now: datetime, current: frozenset[str], in_use: Mapping[str, str]
+) -> str | None:
+    """Rule 1's evidence, or None: modified today, the current plan, a live session's, pinned."""
     modified = datetime.fromtimestamp(facts.mtime, tz=now.tzinfo)
     if modified.date() == now.date():
         return "modified today"
     if facts.name in current:
         return "current session's plan"
+    session = in_use.get(facts.name)
+    if session is not None:
+        return in_use_reason(session)
     if facts.frontmatter.pinned:
         return "pinned: true in frontmatter"
     return None
@@ -54,10 +63,17 @@ def _completed(facts: PlanFacts, markers: Sequence[Marker]) -> str | None:
 
 
 def classify_one(
-    facts: PlanFacts, rules: Rules, now: datetime, current: frozenset[str] = frozenset()
+    facts: PlanFacts,
+    rules: Rules,
+    now: datetime,
+    current: frozenset[str] = frozenset(),
+    in_use: Mapping[str, str] | None = None,
 ) -> Verdict:
-    """Classify one plan on its own rules, first match wins."""
-    evidence = _active_now(facts, now, current)
+    """Classify one plan on its own rules, first match wins.
+
+    in_use maps the plans of Claude Code sessions active lately to the session.
+    """
+    evidence = _active_now(facts, now, current, in_use or {})
     if evidence is not None:
         return Verdict(facts, PlanClass.ACTIVE, evidence)
     evidence = _completed(facts, rules.markers)
@@ -85,13 +101,16 @@ def classify(
     rules: Rules,
     now: datetime,
     current: frozenset[str] = frozenset(),
+    in_use: Mapping[str, str] | None = None,
 ) -> tuple[Verdict, ...]:
     """Classify every plan, then fold each sub-plan under its root parent.
 
-    A sub-plan that rule 1 keeps active (modified today, current, pinned)
-    stands on its own; every other sub-plan takes its root parent's class.
+    A sub-plan that rule 1 keeps active (modified today, current, in use by a
+    session, pinned) stands on its own; every other sub-plan takes its root
+    parent's class.
     """
-    own = {facts.name: classify_one(facts, rules, now, current) for facts in plans}
+    in_use = in_use or {}
+    own = {facts.name: classify_one(facts, rules, now, current, in_use) for facts in plans}
     roots = root_parents(own)
     children: dict[str, list[str]] = {}
     for child, root_name in roots.items():
@@ -103,7 +122,7 @@ def classify(
         root = roots.get(name)
         if root is None:
             verdicts.append(replace(verdict, subplans=tuple(sorted(children.get(name, ())))))
-        elif _active_now(verdict.facts, now, current) is not None:
+        elif _active_now(verdict.facts, now, current, in_use) is not None:
             verdicts.append(replace(verdict, parent=root))  # stands on its own
         else:
             parent_class = own[root].plan_class

@@ -14,11 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from clarity.errors import ClarityError
-from clarity.locations import absolute, config_file, default_archive_dir, default_plans_dir
+from clarity.locations import (
+    absolute,
+    claude_config_dir,
+    config_file,
+    default_archive_dir,
+    default_plans_dir,
+)
 from clarity.markers import DEFAULT_MARKERS
 from clarity.model import Thresholds
 
 _DEFAULTS = Thresholds()
+PROTECT_HOURS = 24.0  # a plan a Claude Code session used this recently is kept (SPEC 9)
 
 
 def _days(value: Any) -> float:
@@ -26,6 +33,14 @@ def _days(value: Any) -> float:
         raise ValueError("must be a number of days")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"must be a number of days >= 0, not {value:g}")
+    return float(value)
+
+
+def _hours(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a number of hours")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"must be a number of hours >= 0, not {value:g}")
     return float(value)
 
 
@@ -116,6 +131,7 @@ KEYS: dict[str, _Key] = {
         _Key("stale_bytes", _bytes, _number_text),
         _Key("dormant_days", _days, _number_text),
         _Key("markers", _markers, lambda text: text.split(",")),
+        _Key("protect_hours", _hours, _number_text),
         _Key("agent", _flag, _flag_text),
         _Key("agent_model", _model, str),
         _Key("agent_budget", _positive, _number_text),
@@ -143,6 +159,8 @@ class Settings:
     sources: Mapping[str, str]  # key -> where its value came from
     config_path: Path
     agent: AgentSettings = AgentSettings()
+    protect_hours: float = PROTECT_HOURS
+    claude_dir: Path = Path("~/.claude")  # where Claude Code keeps settings and transcripts
 
     def values(self) -> dict[str, Any]:
         return {
@@ -152,6 +170,7 @@ class Settings:
             "stale_bytes": self.thresholds.stale_bytes,
             "dormant_days": self.thresholds.dormant_days,
             "markers": list(self.markers),
+            "protect_hours": self.protect_hours,
             "agent": self.agent.enabled,
             "agent_model": self.agent.model,
             "agent_budget": self.agent.budget,
@@ -224,6 +243,8 @@ def load_settings(
         markers=values.get("markers", DEFAULT_MARKERS),
         sources={name: sources.get(name, "default") for name in KEYS},
         config_path=config_path,
+        protect_hours=values.get("protect_hours", PROTECT_HOURS),
+        claude_dir=absolute(claude_config_dir(env)),
         agent=AgentSettings(
             enabled=values.get("agent", _AGENT.enabled),
             model=values.get("agent_model", _AGENT.model),

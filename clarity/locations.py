@@ -7,6 +7,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from clarity.model import Retention
 
 APP_NAME = "clarity"
 _PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # local overrides shared
@@ -23,13 +26,29 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".claude"
 
 
-def _plans_directory_setting(settings_file: Path) -> str | None:
+def _claude_setting(settings_file: Path, key: str) -> Any:
     try:
         settings = json.loads(settings_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None  # Claude Code's file, not ours: unreadable means "no setting"
-    value = settings.get("plansDirectory") if isinstance(settings, dict) else None
+    return settings.get(key) if isinstance(settings, dict) else None
+
+
+def _plans_directory_setting(settings_file: Path) -> str | None:
+    value = _claude_setting(settings_file, "plansDirectory")
     return value if isinstance(value, str) and value.strip() else None
+
+
+CLAUDE_CLEANUP_DAYS = 30.0  # Claude Code's default cleanupPeriodDays
+
+
+def claude_retention(claude_dir: Path) -> Retention:
+    """`cleanupPeriodDays` from the user's Claude Code settings, or its default."""
+    settings_file = claude_dir / "settings.json"
+    value = _claude_setting(settings_file, "cleanupPeriodDays")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return Retention(float(value), f"cleanupPeriodDays in {settings_file}")
+    return Retention(CLAUDE_CLEANUP_DAYS, "Claude Code's default")
 
 
 def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:

@@ -118,6 +118,14 @@ class Thresholds:
 
 
 @dataclass(frozen=True, slots=True)
+class Retention:
+    """How old a plan may get before Claude Code deletes it at its next start (SPEC 9)."""
+
+    days: float
+    source: str  # where the figure came from, for the report
+
+
+@dataclass(frozen=True, slots=True)
 class ScanReport:
     plans_dir: Path
     archive_dir: Path
@@ -126,6 +134,8 @@ class ScanReport:
     skipped: tuple[Skipped, ...]
     advice: Mapping[str, Advice] = field(default_factory=dict)  # dormant plans, by name
     agent: AgentUsage | None = None  # set when the agent was asked for
+    retention: Retention | None = None  # None when not looked up (hand-made reports)
+    notes: tuple[str, ...] = ()  # things the reader of the report should know
 
     def counts(self) -> dict[str, int]:
         counts = {plan_class.value: 0 for plan_class in PlanClass}
@@ -135,3 +145,9 @@ class ScanReport:
 
     def age_days(self, verdict: Verdict) -> float:
         return (self.now.timestamp() - verdict.facts.mtime) / 86400
+
+    def days_left(self, verdict: Verdict) -> float | None:
+        """Days until Claude Code deletes a plan that stays put; None for plans apply moves."""
+        if self.retention is None or verdict.action in MOVING_ACTIONS:
+            return None
+        return self.retention.days - self.age_days(verdict)

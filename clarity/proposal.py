@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -151,23 +152,23 @@ def _proposed(verdict: Verdict) -> ProposedFile | None:
     )
 
 
-def build_proposal(report: ScanReport) -> Proposal:
-    """Hash every file that apply would move; everything else needs no record."""
-    by_name = {verdict.name: verdict for verdict in report.verdicts}
-    groups: list[ProposedGroup] = []
-    for verdict in report.verdicts:
-        if verdict.parent is not None or verdict.action not in MOVING_ACTIONS:
-            continue
-        plan = _proposed(verdict)
-        if plan is None:
-            continue
-        followers = (by_name[name] for name in verdict.subplans)
-        subplans = tuple(
-            proposed
-            for sub in followers
-            if sub.action is verdict.action and (proposed := _proposed(sub)) is not None
-        )
-        groups.append(ProposedGroup(verdict.action, plan, subplans))
+def proposed_group(
+    verdict: Verdict, by_name: Mapping[str, Verdict], action: Action
+) -> ProposedGroup | None:
+    """A plan and the sub-plans that follow it, fingerprinted; None if the plan is gone."""
+    plan = _proposed(verdict)
+    if plan is None:
+        return None
+    followers = (by_name[name] for name in verdict.subplans)
+    subplans = tuple(
+        proposed
+        for sub in followers
+        if sub.plan_class is verdict.plan_class and (proposed := _proposed(sub)) is not None
+    )
+    return ProposedGroup(action, plan, subplans)
+
+
+def proposal_of(report: ScanReport, groups: Iterable[ProposedGroup]) -> Proposal:
     return Proposal(
         id=os.urandom(6).hex(),
         plans_dir=report.plans_dir,
@@ -175,6 +176,17 @@ def build_proposal(report: ScanReport) -> Proposal:
         scanned_at=report.now,
         groups=tuple(groups),
     )
+
+
+def build_proposal(report: ScanReport) -> Proposal:
+    """Hash every file that apply would move; everything else needs no record."""
+    by_name = {verdict.name: verdict for verdict in report.verdicts}
+    groups = (
+        proposed_group(verdict, by_name, verdict.action)
+        for verdict in report.verdicts
+        if verdict.parent is None and verdict.action in MOVING_ACTIONS
+    )
+    return proposal_of(report, (group for group in groups if group is not None))
 
 
 def save_proposal(state: DirState, proposal: Proposal) -> None:

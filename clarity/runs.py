@@ -28,6 +28,7 @@ from clarity.executor.journal import read_runs
 from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport
 from clarity.executor.undo import UndoPlan, plan_undo, undo
+from clarity.handpick import archive_proposal
 from clarity.model import Action
 from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
 from clarity.scan import check_plans_dir, scan
@@ -86,6 +87,7 @@ def run_apply(
     now: datetime,
     current: Iterable[str],
     *,
+    session: str | None = None,
     rescan: bool,
     confirm: ConfirmApply,
     progress: ProgressFactory | None = None,
@@ -95,7 +97,7 @@ def run_apply(
     with state.lock():
         notes = [note] if (note := recover(state)) else []
         if rescan:
-            proposal = build_proposal(scan(settings, now, current))
+            proposal = build_proposal(scan(settings, now, current, session))
             save_proposal(state, proposal)
         else:
             proposal = _proposal(settings, state)
@@ -126,6 +128,29 @@ def run_apply(
         tick = progress(preview.file_count) if progress else None
         summarize, usage = _summarizer(settings)
         report = apply_groups(state, proposal, groups, tick, summarize)
+    return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
+
+
+def run_archive(
+    settings: Settings,
+    now: datetime,
+    names: Iterable[str],
+    current: Iterable[str],
+    session: str | None = None,
+) -> RunReport:
+    """Archive the plans a person named, now, with the journal and undo of an apply.
+
+    The named plans are classified afresh under the lock: an active plan (one
+    a live session uses, say) is refused, whatever the latest scan said.
+    """
+    check_plans_dir(settings)
+    state = DirState.for_plans_dir(settings.plans_dir)
+    with state.lock():
+        notes = [note] if (note := recover(state)) else []
+        proposal = archive_proposal(scan(settings, now, current, session), names)
+        check_archive_dir(proposal.archive_dir)
+        summarize, usage = _summarizer(settings)
+        report = apply_groups(state, proposal, proposal.groups, None, summarize, kind="archive")
     return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
 
 

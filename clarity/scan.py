@@ -10,9 +10,11 @@ from pathlib import Path
 from clarity.classifier import Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
+from clarity.locations import claude_retention
 from clarity.markers import compile_markers
 from clarity.model import ScanReport
 from clarity.reader import read_plans_dir
+from clarity.sessions import find_plan_sessions
 
 
 def check_plans_dir(settings: Settings) -> None:
@@ -43,7 +45,17 @@ def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]
     return frozenset(names)
 
 
-def scan(settings: Settings, now: datetime, current: Iterable[str] = ()) -> ScanReport:
+def scan(
+    settings: Settings,
+    now: datetime,
+    current: Iterable[str] = (),
+    session: str | None = None,
+) -> ScanReport:
+    """Classify every plan; plans of Claude Code sessions active lately stay active.
+
+    session is the id of the Claude Code session clarity runs for: its plans
+    are the current ones, however long ago it last wrote.
+    """
     check_plans_dir(settings)
     try:
         listing = read_plans_dir(settings.plans_dir)
@@ -52,12 +64,22 @@ def scan(settings: Settings, now: datetime, current: Iterable[str] = ()) -> Scan
             f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "
             "check its permissions"
         ) from None
+    sessions = find_plan_sessions(
+        settings.claude_dir / "projects",
+        settings.plans_dir,
+        now.timestamp(),
+        settings.protect_hours,
+        session or None,
+    )
     rules = Rules(markers=compile_markers(settings.markers), thresholds=settings.thresholds)
-    verdicts = classify(listing.plans, rules, now, current_plan_names(current, settings.plans_dir))
+    current_names = current_plan_names(current, settings.plans_dir) | sessions.current
+    verdicts = classify(listing.plans, rules, now, current_names, sessions.in_use)
     return ScanReport(
         plans_dir=settings.plans_dir,
         archive_dir=settings.archive_dir,
         now=now,
         verdicts=verdicts,
         skipped=listing.skipped,
+        retention=claude_retention(settings.claude_dir),
+        notes=sessions.notes,
     )

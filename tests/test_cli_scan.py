@@ -70,6 +70,8 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
         ],
         "counts": {"active": 0, "completed": 2, "stale": 0, "dormant": 0},
         "skipped": [{"path": str(plans_dir / "link.md"), "reason": "symlink: not followed"}],
+        "notes": [],
+        "cleanup_period_days": 30.0,
     }
 
 

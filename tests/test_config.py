@@ -213,6 +213,7 @@ def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) ->
         "stale_bytes",
         "dormant_days",
         "markers",
+        "protect_hours",
         "agent",
         "agent_model",
         "agent_budget",

@@ -246,11 +246,16 @@ def apply_groups(
     groups: Iterable[ProposedGroup],
     progress: Progress | None = None,
     summarize: Summarizer = extractive_summary,
+    kind: str = "apply",
 ) -> RunReport:
-    """Archive and trash the given groups of a proposal. Call with the lock held."""
+    """Archive and trash the given groups of a proposal. Call with the lock held.
+
+    kind names the run in the journal: "apply", or "archive" for plans a
+    person chose by hand; recovery and undo treat both alike.
+    """
     journal = Journal.start(
         state,
-        "apply",
+        kind,
         plans_dir=proposal.plans_dir,
         archive_dir=proposal.archive_dir,
         proposal=proposal.id,
@@ -265,7 +270,7 @@ def apply_groups(
     mover.write_index()
     journal.close(state)
     return RunReport(
-        "apply", proposal.plans_dir, proposal.archive_dir, journal.path.name, tuple(mover.results)
+        kind, proposal.plans_dir, proposal.archive_dir, journal.path.name, tuple(mover.results)
     )
 
 

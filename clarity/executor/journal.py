@@ -26,6 +26,8 @@ from typing import Any
 
 from clarity.state import DirState, fsync_dir
 
+MOVING_RUNS = ("apply", "archive")  # run kinds that move plans out; undo reverses them
+
 
 def _path(value: str | None) -> Path | None:
     return Path(value) if value is not None else None

@@ -23,7 +23,7 @@ from clarity.archive import (
     write_index_md,
 )
 from clarity.executor.apply import GroupMover, group_from_record, settled_names
-from clarity.executor.journal import Intent, Journal, Outcome, RunLog, read_run
+from clarity.executor.journal import MOVING_RUNS, Intent, Journal, Outcome, RunLog, read_run
 from clarity.executor.moves import partial_path, same_bytes
 from clarity.executor.trash import freedesktop, locate
 from clarity.model import Action
@@ -139,7 +139,7 @@ def recover(state: DirState) -> str | None:
         journal.outcome(intent.seq, outcome)
         log.outcomes[intent.seq] = outcome
         counts[outcome.status] += 1
-    if log.kind == "apply":
+    if log.kind in MOVING_RUNS:  # an apply or a hand archive: both move groups
         _finish_apply(log, journal)
     elif log.kind == "undo":
         _finish_undo(log)

@@ -29,7 +29,7 @@ class ActionResult:
 
 @dataclass(frozen=True, slots=True)
 class RunReport:
-    kind: str  # "apply" | "undo"
+    kind: str  # "apply" | "archive" | "undo"
     plans_dir: Path
     archive_dir: Path
     run: str | None  # the journal's file name; None when there was nothing to do

@@ -15,13 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clarity.archive import relative_path, remove_from_index, write_index_md
-from clarity.executor.journal import Intent, Journal, Outcome, read_runs
+from clarity.executor.journal import MOVING_RUNS, Intent, Journal, Outcome, read_runs
 from clarity.executor.moves import error_text, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, restore
 from clarity.state import DirState
-
-UNDOABLE = ("apply", "archive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +63,7 @@ def plan_undo(state: DirState, plans_dir: Path, archive_dir: Path) -> UndoPlan |
             undone_runs.update(str(run) for run in log.begin.get("undoes", []))
         for intent, _ in log.done():
             restored.add((str(intent.extra["from_run"]), int(intent.extra["from_seq"])))
-    applies = [log for log in logs if log.kind in UNDOABLE and log.name not in undone_runs]
+    applies = [log for log in logs if log.kind in MOVING_RUNS and log.name not in undone_runs]
     while applies:
         latest = applies[-1]
         runs = [log for log in applies if log.proposal == latest.proposal and log.proposal]

@@ -34,6 +34,9 @@ def _plan(report: ScanReport, verdict: Verdict) -> dict[str, Any]:
         "subplans": list(verdict.subplans),
         "warnings": list(facts.warnings),
     }
+    left = report.days_left(verdict)
+    if left is not None:
+        plan["cleanup_in_days"] = round(left, 2)  # until Claude Code's own cleanup deletes it
     advice = report.advice.get(verdict.name)
     if advice is not None:
         plan["advice"] = {
@@ -67,7 +70,10 @@ def scan_document(report: ScanReport) -> dict[str, Any]:
         "plans": [_plan(report, verdict) for verdict in report.verdicts],
         "counts": report.counts(),
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
+        "notes": list(report.notes),
     }
+    if report.retention is not None:
+        document["cleanup_period_days"] = report.retention.days
     if report.agent is not None:
         document["agent"] = agent_document(report.agent)
     return document

@@ -107,6 +107,30 @@ def reason_text(row: Row) -> str:
     return verdict.reason
 
 
+def cleanup_text(report: ScanReport, row: Row) -> str | None:
+    """For a dormant plan: when Claude Code's own cleanup will delete it (SPEC 9)."""
+    left = report.days_left(row.verdict)
+    if left is None or row.verdict.plan_class is not PlanClass.DORMANT:
+        return None
+    if left < 0:
+        return "past Claude Code's cleanup age: deleted at its next start"
+    if left < 1:
+        return "Claude Code deletes it within a day"
+    whole = int(left)
+    return f"Claude Code deletes it in {whole} day{'s' if whole != 1 else ''}"
+
+
+def cleanup_lines(report: ScanReport) -> list[str]:
+    """The retention rule, and the way out, when there are dormant plans to save."""
+    retention = report.retention
+    if retention is None or not any(v.plan_class is PlanClass.DORMANT for v in report.verdicts):
+        return []
+    return [
+        f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
+        "keep a dormant plan with: clarity archive NAME"
+    ]
+
+
 def warning_lines(report: ScanReport) -> list[str]:
     return [
         f"{display_name(v.name)}: {warning}"

@@ -8,6 +8,8 @@ from clarity.model import ScanReport
 from clarity.render.layout import (
     advice_text,
     agent_lines,
+    cleanup_lines,
+    cleanup_text,
     display_name,
     format_age,
     format_size,
@@ -42,6 +44,9 @@ def scan_markdown(report: ScanReport) -> str:
             advice = report.advice.get(row.verdict.name)
             if advice is not None:
                 reason += f" — {display_name(advice_text(advice))}"
+            cleanup = cleanup_text(report, row)
+            if cleanup is not None:
+                reason += f" — {cleanup}"
             lines.append(
                 f"| {'↳ ' if row.nested else ''}{name} | {format_age(row.age_days)} | "
                 f"{format_size(row.verdict.facts.size)} | "
@@ -50,9 +55,9 @@ def scan_markdown(report: ScanReport) -> str:
     if report.skipped:
         lines += ["", f"### Skipped ({len(report.skipped)})", ""]
         lines += [f"- {code(display_name(str(s.path)))}: {cell(s.reason)}" for s in report.skipped]
-    agent = agent_lines(report.agent)
-    if agent:
-        lines += ["", *(f"_{cell(line)}_" for line in agent)]
+    notes = [*cleanup_lines(report), *report.notes, *agent_lines(report.agent)]
+    if notes:
+        lines += ["", *(f"_{cell(line)}_" for line in notes)]
     warnings = warning_lines(report)
     if warnings:
         lines += ["", f"### Warnings ({len(warnings)})", ""]

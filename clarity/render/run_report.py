@@ -87,7 +87,7 @@ def result_lines(report: RunReport) -> list[str]:
     lines += agent_lines(report.agent)
     if report.run is not None:
         lines.append(summary_line(report))
-        if report.kind == "apply" and done:
+        if report.kind != "undo" and done:
             lines.append("Changed your mind? clarity undo puts everything back.")
     return lines
 

@@ -9,6 +9,8 @@ from clarity.render.layout import (
     Row,
     advice_text,
     agent_lines,
+    cleanup_lines,
+    cleanup_text,
     display_name,
     format_age,
     format_size,
@@ -28,6 +30,9 @@ _STYLES = {
     PlanClass.DORMANT: "magenta",
     PlanClass.ACTIVE: "cyan",
 }
+
+
+URGENT_DAYS = 7  # a dormant plan this close to Claude Code's cleanup is shown in red
 
 
 def _indent(row: Row) -> str:
@@ -82,6 +87,11 @@ def print_scan(report: ScanReport, console: Console) -> None:
             advice = report.advice.get(row.verdict.name)
             if advice is not None:
                 reason.append("\n" + display_name(advice_text(advice)), "italic")
+            cleanup = cleanup_text(report, row)
+            if cleanup is not None:
+                left = report.days_left(row.verdict)
+                urgent = left is not None and left < URGENT_DAYS
+                reason.append("\n" + cleanup, "bold red" if urgent else "dim")
             table.add_row(plan, format_age(row.age_days), size, reason)
         console.print()
         console.print(table)
@@ -91,10 +101,10 @@ def print_scan(report: ScanReport, console: Console) -> None:
         for item in report.skipped:
             line = f"  {display_name(str(item.path))}: {item.reason}"
             console.print(line, markup=False, soft_wrap=True)
-    agent = agent_lines(report.agent)
-    if agent:
+    notes = [*cleanup_lines(report), *report.notes, *agent_lines(report.agent)]
+    if notes:
         console.print()
-        for line in agent:
+        for line in notes:
             console.print(line, markup=False, soft_wrap=True)
     warnings = warning_lines(report)
     if warnings:

@@ -1,0 +1,53 @@
+"""The command line: parse, call the core, render. No rules live here.
+
+Commands are grouped by what they are about: `plans` (scan, apply, undo,
+archive, config, demo), `claude_code` (the /clarity slash command) and
+`schedule` (the weekly run). Each registers itself on the one typer app.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from clarity.cli import claude_code, plans, schedule  # noqa: F401 (each registers commands)
+from clarity.cli.app import app
+from clarity.cli.options import one_line
+from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+
+__all__ = ["app", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every error a user can cause becomes one line and an exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")  # an odd file name must not crash a report
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="clarity", standalone_mode=False)
+    except ClarityError as error:
+        sys.stderr.write(f"clarity: error: {one_line(error.message)}\n")
+        return error.exit_code
+    except typer.TyperException as error:  # typer's parse errors: bad option, bad value
+        hint = " (see clarity --help)" if error.exit_code == 2 else ""
+        message = one_line(error.format_message()).rstrip(".")
+        sys.stderr.write(f"clarity: error: {message}{hint}\n")
+        return error.exit_code
+    except (KeyboardInterrupt, typer.Abort):
+        sys.stderr.write("clarity: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0  # the reader went away (clarity scan | head): nothing left to say
+    except Exception as error:
+        if os.environ.get("CLARITY_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"clarity: internal error: {type(error).__name__}: {one_line(str(error))}; "
+            "please report it (CLARITY_DEBUG=1 shows the traceback)\n"
+        )
+        return EXIT_ACTION_FAILED
+    return result if isinstance(result, int) else 0

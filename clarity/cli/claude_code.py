@@ -1,0 +1,1 @@
+"""The /clarity slash command for Claude Code (SPEC 9)."""

@@ -1,0 +1,1 @@
+"""`clarity schedule`: the weekly run (SPEC 9)."""

@@ -1,0 +1,64 @@
+"""Plans a person names on the command line (`clarity archive NAME...`).
+
+A name may be given as `foo.md`, `foo` or a path to the file in the plans
+directory. Every name is checked before anything moves: one bad name stops
+the whole command, so a typo never leaves half a selection archived.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from clarity.errors import ClarityError
+from clarity.model import Action, PlanClass, ScanReport, Verdict
+from clarity.proposal import Proposal, proposal_of, proposed_group
+
+
+def _plan_name(value: str, plans_dir: Path) -> str:
+    text = value.strip()
+    if not text:
+        raise ClarityError("an empty plan name was given; name plans as they appear in the scan")
+    path = Path(text).expanduser()
+    if path.parent != Path() and os.path.realpath(path.parent) != os.path.realpath(plans_dir):
+        raise ClarityError(f"{text} is not in the plans directory {plans_dir}; name a plan there")
+    return path.name if path.name.endswith(".md") else f"{path.name}.md"
+
+
+def _check(value: str, name: str, verdict: Verdict | None, report: ScanReport) -> Verdict:
+    if verdict is None:
+        skipped = next((s for s in report.skipped if s.path.name == name), None)
+        if skipped is not None:
+            raise ClarityError(f"{value}: not archived: {skipped.reason}")
+        raise ClarityError(
+            f"no plan named {name} in {report.plans_dir}; clarity scan lists the plans"
+        )
+    if verdict.plan_class is PlanClass.ACTIVE:
+        raise ClarityError(
+            f"{name} is active ({verdict.reason}); clarity never moves an active plan"
+        )
+    if verdict.parent is not None:
+        raise ClarityError(
+            f"{name} is a sub-plan of {verdict.parent}; archive {verdict.parent} "
+            "and its sub-plans go with it"
+        )
+    return verdict
+
+
+def archive_proposal(report: ScanReport, values: Iterable[str]) -> Proposal:
+    """A proposal that archives the named plans with their sub-plans, or a ClarityError."""
+    by_name = {verdict.name: verdict for verdict in report.verdicts}
+    chosen: dict[str, Verdict] = {}
+    for value in values:
+        name = _plan_name(value, report.plans_dir)
+        chosen[name] = _check(value, name, by_name.get(name), report)
+    if not chosen:
+        raise ClarityError("name at least one plan to archive, e.g. clarity archive foo.md")
+    groups = []
+    for name, verdict in chosen.items():
+        group = proposed_group(verdict, by_name, Action.ARCHIVE)
+        if group is None:
+            raise ClarityError(f"{name} changed or vanished while it was read; try again")
+        groups.append(group)
+    return proposal_of(report, groups)
