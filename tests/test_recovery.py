@@ -150,3 +150,31 @@ def test_a_torn_last_journal_line_is_ignored(scanned: Path, isolated_home: Path)
         stream.write(b'{"op": "intent", "seq": 9, "kind": "arch')  # cut mid-write
     assert run_process("apply", "--plans-dir", str(scanned), "--yes").exit_code == 0
     _settled(scanned, isolated_home, original)
+
+
+def test_a_killed_hand_archive_is_finished_by_the_next_command_and_undone_whole(
+    plans_dir: Path, isolated_home: Path
+) -> None:
+    make_files(plans_dir, {**PLANS, "idle.md": Plan("# Idle plan\n\n" + "words " * 500, 30)})
+    original = contents(plans_dir)
+    killed(
+        "after-rename",
+        plans_dir,
+        "archive",
+        "done",
+        "--plans-dir",
+        str(plans_dir),
+        "--now",
+        NOW_ISO,
+    )
+
+    scan = run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    assert "settled the interrupted archive run 000001-archive.jsonl" in scan.stderr
+    records = _settled(plans_dir, isolated_home, original)
+    assert [record["name"] for record in records] == ["done.md"]
+    assert [sub["name"] for sub in records[0]["subplans"]] == ["done-agent-a1.md"]
+    assert sorted(path.name for path in plans_dir.iterdir()) == ["idle.md", "stub.md"]
+
+    undo = run_process("undo", "--plans-dir", str(plans_dir), "--yes")
+    assert undo.exit_code == 0, undo.stderr
+    assert sorted(p.name for p in plans_dir.iterdir()) == sorted(["idle.md", *PLANS])
