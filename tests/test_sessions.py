@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def claude_dir(isolated_home: Path) -> Path:
     return isolated_home / ".claude"  # Claude Code's config dir when CLAUDE_CONFIG_DIR is unset
 
 
-def scan(cli, plans_dir: Path, *args: str) -> dict[str, dict]:
+def scan(cli, plans_dir: Path, *args: str) -> dict[str, dict[str, Any]]:
     result = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json", *args)
     assert result.exit_code == 0, result.stderr
     return {plan["name"]: plan for plan in result.json()["plans"]}
