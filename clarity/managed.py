@@ -1,0 +1,137 @@
+"""Files clarity writes for other programs (a slash command, timer units, a plist).
+
+Each ends with a stamp line holding the sha256 of everything above it. A file
+whose stamp still matches is clarity's, untouched: it may be replaced or
+removed. A file without a matching stamp was edited by someone (or was never
+clarity's): it is left alone unless the user says --force, and even then the
+old text is kept beside it as `<name>.bak`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from clarity.errors import ClarityError
+from clarity.state import write_atomic
+
+_STAMP = re.compile(r"clarity-managed sha256:([0-9a-f]{64})")
+
+
+class CommentStyle(StrEnum):
+    HASH = "#"  # systemd units, shell
+    XML = "<!--"  # Markdown, plists
+
+    def line(self, text: str) -> str:
+        return f"# {text}\n" if self is CommentStyle.HASH else f"<!-- {text} -->\n"
+
+
+class Outcome(StrEnum):
+    INSTALLED = "installed"
+    UNCHANGED = "unchanged"
+    UPDATED = "updated"
+    REPLACED = "replaced"  # an edited file, with --force; its text kept as .bak
+    REMOVED = "removed"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    path: Path
+    outcome: Outcome
+    backup: Path | None = None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def stamped(text: str, style: CommentStyle) -> str:
+    """text with the stamp line that proves, later, that nobody changed it."""
+    body = text if text.endswith("\n") else text + "\n"
+    note = "clarity-managed sha256:" + _digest(body) + " (edit freely: clarity then leaves it be)"
+    return body + style.line(note)
+
+
+def is_untouched(text: str) -> bool:
+    """True if text ends with a stamp that matches the text above it."""
+    body, _, last = text.rstrip("\n").rpartition("\n")
+    match = _STAMP.search(last)
+    return match is not None and match.group(1) == _digest(body + "\n")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ClarityError(
+            f"cannot read {path}: {error.strerror or error}; fix or move it, then try again"
+        ) from None
+    except UnicodeDecodeError:
+        return ""  # not text: certainly not a file clarity wrote
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text.encode("utf-8"))
+    except OSError as error:
+        raise ClarityError(
+            f"cannot write {path}: {error.strerror or error}; check the folder's permissions"
+        ) from None
+
+
+def _keep_aside(path: Path) -> Path:
+    backup = path.with_name(path.name + ".bak")
+    try:
+        path.replace(backup)
+    except OSError as error:
+        raise ClarityError(f"cannot keep {path} as {backup}: {error.strerror or error}") from None
+    return backup
+
+
+def _edited(path: Path, what: str) -> ClarityError:
+    return ClarityError(
+        f"{path} was changed since clarity wrote it (or is not clarity's); "
+        f"clarity leaves it alone: use --force to {what} it (your text is kept as {path.name}.bak)"
+    )
+
+
+def install(path: Path, text: str, style: CommentStyle, *, force: bool = False) -> Change:
+    """Write text (stamped) to path, unless that would clobber someone's edits."""
+    wanted = stamped(text, style)
+    current = _read(path)
+    if current is None:
+        _write(path, wanted)
+        return Change(path, Outcome.INSTALLED)
+    if current == wanted:
+        return Change(path, Outcome.UNCHANGED)
+    if is_untouched(current):
+        _write(path, wanted)
+        return Change(path, Outcome.UPDATED)
+    if not force:
+        raise _edited(path, "replace")
+    backup = _keep_aside(path)
+    _write(path, wanted)
+    return Change(path, Outcome.REPLACED, backup)
+
+
+def remove(path: Path, *, force: bool = False) -> Change:
+    """Remove a file clarity wrote; an edited one only with force, and kept as .bak."""
+    current = _read(path)
+    if current is None:
+        return Change(path, Outcome.ABSENT)
+    if is_untouched(current):
+        try:
+            path.unlink()
+        except OSError as error:
+            raise ClarityError(f"cannot remove {path}: {error.strerror or error}") from None
+        return Change(path, Outcome.REMOVED)
+    if not force:
+        raise _edited(path, "remove")
+    return Change(path, Outcome.REMOVED, _keep_aside(path))
