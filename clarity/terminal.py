@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -32,20 +33,48 @@ def choose_format(json_flag: bool, chosen: Format | None) -> Format:
 
 
 def print_scan_report(report: ScanReport, output_format: Format) -> None:
-    if output_format is Format.JSON:
-        from clarity.render.json_report import dumps, scan_document
-
-        sys.stdout.write(dumps(scan_document(report)))
-    elif output_format is Format.MARKDOWN:
-        from clarity.render.markdown_report import scan_markdown
-
-        sys.stdout.write(scan_markdown(report))
-    else:
+    if output_format is Format.TABLE:
         from rich.console import Console
 
         from clarity.render.table_report import print_scan
 
         print_scan(report, Console())
+    else:
+        sys.stdout.write(scan_report_text(report, output_format))
+
+
+def scan_report_text(report: ScanReport, output_format: Format) -> str:
+    """The report as text for a file: no colours, a fixed width for the table."""
+    if output_format is Format.JSON:
+        from clarity.render.json_report import dumps, scan_document
+
+        return dumps(scan_document(report))
+    if output_format is Format.MARKDOWN:
+        from clarity.render.markdown_report import scan_markdown
+
+        return scan_markdown(report)
+    import io
+
+    from rich.console import Console
+
+    from clarity.render.table_report import print_scan
+
+    buffer = io.StringIO()
+    print_scan(report, Console(file=buffer, width=120, color_system=None, force_terminal=False))
+    return buffer.getvalue()
+
+
+def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> None:
+    """Write the report to path whole (atomically): a reader never sees half of it."""
+    from clarity.state import write_atomic
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, scan_report_text(report, output_format).encode("utf-8"))
+    except OSError as error:
+        raise ClarityError(
+            f"cannot write the report to {path}: {error.strerror or error}; choose another --output"
+        ) from None
 
 
 def needs_terminal(yes: bool, command: str) -> None:

@@ -169,3 +169,7 @@ def plans_dir(tmp_path: Path) -> Iterator[Path]:
     directory = tmp_path / "plans"
     directory.mkdir()
     yield directory
+
+
+# Fixtures that live in their own modules, made visible to every test.
+from tests.standins import real_crontab_kept, standins  # noqa: E402, F401 (fixtures, after helpers they use)

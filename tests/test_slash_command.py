@@ -45,7 +45,7 @@ def test_the_command_file_is_what_claude_code_expects(cli, command_file: Path):
     assert {"description", "argument-hint", "allowed-tools"} <= set(command.metadata)
     assert all(isinstance(value, str) and value for value in command.metadata.values())
 
-    allowed = command.metadata["allowed-tools"].split(", ")
+    allowed = str(command.metadata["allowed-tools"]).split(", ")
     patterns = [re.fullmatch(r"Bash\((.+) (\w+):\*\)", rule) for rule in allowed]
     assert all(patterns), allowed  # Bash rules only
     programs = {match.group(1) for match in patterns if match}

@@ -37,6 +37,7 @@ from clarity.terminal import (
     needs_terminal,
     print_run_report,
     print_scan_report,
+    save_scan_report,
 )
 
 if TYPE_CHECKING:
@@ -88,6 +89,10 @@ def scan(
     agent: AgentOption = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", help="Write the report to this file instead (whole, at once)."),
+    ] = None,
 ) -> None:
     """Classify every plan and show what apply would do. Moves nothing."""
     settings = settings_from(locals())
@@ -101,6 +106,10 @@ def scan(
 
         advisor = make_advisor(settings.agent, os.environ)
         report = review_dormant(report, advisor, settings.agent.plan_bytes)
+    if output is not None:
+        save_scan_report(report, chosen_format, output.expanduser())
+        note(f"report written to {output}")
+        return
     print_scan_report(report, chosen_format)
     if chosen_format is not Format.JSON and _moves(report):
         sys.stderr.write("Review the above, then run clarity apply to carry it out.\n")

@@ -1,1 +1,120 @@
-"""`clarity schedule`: the weekly run (SPEC 9)."""
+"""`clarity schedule install|show|remove`: the weekly run (SPEC 9)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from clarity.cli.app import app
+from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
+from clarity.errors import ClarityError
+from clarity.schedule import SchedulerName
+from clarity.schedule.job import HOUR, MINUTE, Mode
+
+if TYPE_CHECKING:
+    from clarity.schedule import Scheduler
+
+schedule_app = typer.Typer(
+    help="Run clarity weekly: install, show or remove the schedule.", no_args_is_help=True
+)
+app.add_typer(schedule_app, name="schedule")
+
+SchedulerOption = Annotated[
+    SchedulerName,
+    typer.Option(
+        "--scheduler",
+        help="auto: launchd on macOS, a systemd user timer where one can run, else cron.",
+    ),
+]
+
+
+@schedule_app.command("install")
+def install(
+    scheduler: SchedulerOption = SchedulerName.AUTO,
+    mode: Annotated[
+        Mode,
+        typer.Option(
+            "--mode",
+            help="apply: apply --rescan --yes. report: only scan, saving a markdown report.",
+        ),
+    ] = Mode.APPLY,
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+) -> None:
+    """Install a weekly run of clarity (Mondays at 10:00)."""
+    settings = settings_from(locals())
+    from clarity.executable import clarity_argv
+    from clarity.locations import state_dir
+    from clarity.scan import check_plans_dir
+    from clarity.schedule import every_scheduler
+    from clarity.schedule import scheduler as choose
+    from clarity.schedule.job import make_job, report_file
+
+    check_plans_dir(settings)
+    state = state_dir()
+    try:
+        state.mkdir(parents=True, exist_ok=True)  # the scheduler appends to a log in it
+    except OSError as error:
+        raise ClarityError(f"cannot create {state}: {error.strerror or error}") from None
+    job = make_job(mode, clarity_argv(), settings, os.environ, state)
+    chosen = choose(scheduler)
+    outcome = chosen.install(job)
+    said = "already installed, unchanged" if outcome.value == "unchanged" else outcome.value
+    lines = [
+        f"{said}: a weekly {mode.value} with {chosen.name}, Mondays at {HOUR:02d}:{MINUTE:02d}",
+        f"  runs: {job.shell()}",
+        f"  log:  {job.log}",
+    ]
+    if mode is Mode.REPORT:
+        lines.append(f"  report: {report_file(state)}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    for other in every_scheduler():
+        if other.name != chosen.name and _installed(other) is not None:
+            note(
+                f"a clarity schedule is also installed with {other.name}; "
+                f"clarity schedule remove --scheduler {other.name} takes it out"
+            )
+
+
+def _installed(scheduler: Scheduler) -> str | None:
+    try:
+        return scheduler.installed()
+    except ClarityError as error:
+        note(f"could not check {scheduler.name}: {error.message}")
+        return None
+
+
+@schedule_app.command("show")
+def show() -> None:
+    """Print what clarity has installed with each scheduler."""
+    from clarity.locations import state_dir
+    from clarity.schedule import every_scheduler
+    from clarity.schedule.job import log_file, report_file
+
+    found = [(s.name, text) for s in every_scheduler() if (text := _installed(s)) is not None]
+    if not found:
+        sys.stdout.write("no clarity schedule is installed; clarity schedule install adds one\n")
+        return
+    for name, text in found:
+        sys.stdout.write(f"{name}:\n{text.rstrip()}\n\n")
+    state = state_dir()
+    for label, path in (("log", log_file(state)), ("latest report", report_file(state))):
+        if path.exists():
+            sys.stdout.write(f"{label}: {path}\n")
+
+
+@schedule_app.command("remove")
+def remove(scheduler: SchedulerOption = SchedulerName.AUTO) -> None:
+    """Take the weekly run out again (auto: from every scheduler that has it)."""
+    from clarity.schedule import every_scheduler
+    from clarity.schedule import scheduler as choose
+
+    chosen = every_scheduler() if scheduler is SchedulerName.AUTO else [choose(scheduler)]
+    removed = [s.name for s in chosen if s.remove().value == "removed"]
+    if removed:
+        sys.stdout.write(f"removed the clarity schedule from {', '.join(removed)}\n")
+    else:
+        sys.stdout.write("no clarity schedule was installed\n")

@@ -1,0 +1,67 @@
+"""`clarity schedule`: a weekly run through cron, a systemd user timer or launchd (SPEC 9).
+
+Each scheduler writes something a person can read and `remove` takes out
+again: a marked crontab block, two named units, or one named plist.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import Protocol
+
+from clarity.errors import ClarityError
+from clarity.managed import Outcome
+from clarity.schedule.job import Job
+
+
+class SchedulerName(StrEnum):
+    AUTO = "auto"
+    CRON = "cron"
+    SYSTEMD = "systemd"
+    LAUNCHD = "launchd"
+
+
+class Scheduler(Protocol):
+    name: str
+
+    def installed(self) -> str | None:
+        """What is installed (for people to read), or None."""
+        ...
+
+    def install(self, job: Job) -> Outcome: ...
+
+    def remove(self) -> Outcome: ...
+
+
+def scheduler(name: SchedulerName) -> Scheduler:
+    from clarity.schedule.cron import Cron
+    from clarity.schedule.launchd import Launchd
+    from clarity.schedule.systemd import Systemd, user_manager_running
+
+    if name is SchedulerName.CRON:
+        return Cron()
+    if name is SchedulerName.SYSTEMD:
+        return Systemd()
+    if name is SchedulerName.LAUNCHD:
+        return Launchd()
+    if sys.platform == "darwin":
+        return Launchd()
+    if user_manager_running():
+        return Systemd()
+    import shutil
+
+    if shutil.which("crontab") is not None:
+        return Cron()
+    raise ClarityError(
+        "no scheduler found: no systemd user manager is running and cron's crontab is not "
+        "installed; install cron, or choose one with --scheduler"
+    )
+
+
+def every_scheduler() -> list[Scheduler]:
+    from clarity.schedule.cron import Cron
+    from clarity.schedule.launchd import Launchd
+    from clarity.schedule.systemd import Systemd
+
+    return [Cron(), Systemd(), Launchd()]

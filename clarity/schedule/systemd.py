@@ -1,0 +1,138 @@
+"""The weekly run as a systemd user timer and its service."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from clarity.errors import ClarityError
+from clarity.managed import CommentStyle, Outcome, install, remove
+from clarity.schedule.job import HOUR, MINUTE, WEEKDAY, Job
+
+UNIT = "clarity-plans"
+_DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
+
+
+def unit_dir() -> Path:
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "systemd" / "user"
+
+
+def _specifiers(text: str) -> str:
+    return text.replace("%", "%%")  # systemd expands %x in most settings
+
+
+def quote(word: str) -> str:
+    """One ExecStart= word: systemd's quoting, with % and $ taken literally."""
+    word = _specifiers(word).replace("$", "$$")
+    if word and not re.search(r"[\s\"'\\;]", word):
+        return word
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def service_text(job: Job) -> str:
+    environment = [f"Environment={quote(f'{name}={value}')}" for name, value in job.env]
+    log = _specifiers(str(job.log))
+    return "\n".join(
+        [
+            "[Unit]",
+            f"Description=clarity: weekly {job.mode.value} of Claude Code's plans directory",
+            "",
+            "[Service]",
+            "Type=oneshot",
+            *environment,
+            "ExecStart=" + " ".join(quote(word) for word in job.argv),
+            f"StandardOutput=append:{log}",
+            f"StandardError=append:{log}",
+            "",
+        ]
+    )
+
+
+def timer_text() -> str:
+    return "\n".join(
+        [
+            "[Unit]",
+            "Description=clarity: weekly run",
+            "",
+            "[Timer]",
+            f"OnCalendar={_DAYS[WEEKDAY]} *-*-* {HOUR:02d}:{MINUTE:02d}:00",
+            "Persistent=true",  # a run missed while the machine was off happens at boot
+            "",
+            "[Install]",
+            "WantedBy=timers.target",
+            "",
+        ]
+    )
+
+
+def systemctl(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    program = shutil.which("systemctl")
+    if program is None:
+        raise ClarityError("systemctl is not installed; use --scheduler cron")
+    try:
+        done = subprocess.run(
+            [program, "--user", *args], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ClarityError(f"systemctl --user {' '.join(args)} failed: {error}") from None
+    if check and done.returncode != 0:
+        said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
+        raise ClarityError(
+            f"systemctl --user {' '.join(args)} failed: {said}; "
+            f"the units are in {unit_dir()}; or use --scheduler cron"
+        )
+    return done
+
+
+def user_manager_running() -> bool:
+    """Whether this user has a systemd manager to run timers (not so in most containers)."""
+    if shutil.which("systemctl") is None:
+        return False
+    try:
+        return systemctl("show-environment", check=False).returncode == 0
+    except ClarityError:
+        return False
+
+
+class Systemd:
+    name = "systemd"
+
+    def _paths(self) -> tuple[Path, Path]:
+        folder = unit_dir()
+        return folder / f"{UNIT}.service", folder / f"{UNIT}.timer"
+
+    def installed(self) -> str | None:
+        texts = []
+        for path in self._paths():
+            if path.exists():
+                texts.append(f"{path}:\n{path.read_text(encoding='utf-8', errors='replace')}")
+        return "\n".join(texts) or None
+
+    def install(self, job: Job) -> Outcome:
+        service, timer = self._paths()
+        changes = [
+            install(service, service_text(job), CommentStyle.HASH),
+            install(timer, timer_text(), CommentStyle.HASH),
+        ]
+        systemctl("daemon-reload")
+        systemctl("enable", "--now", f"{UNIT}.timer")
+        outcomes = {change.outcome for change in changes}
+        if outcomes == {Outcome.UNCHANGED}:
+            return Outcome.UNCHANGED
+        return Outcome.INSTALLED if outcomes == {Outcome.INSTALLED} else Outcome.UPDATED
+
+    def remove(self) -> Outcome:
+        paths = [path for path in self._paths() if path.exists()]
+        if not paths:
+            return Outcome.ABSENT
+        if shutil.which("systemctl") is not None:
+            systemctl("disable", "--now", f"{UNIT}.timer", check=False)  # may not be loaded
+        for path in paths:
+            remove(path)
+        if shutil.which("systemctl") is not None:
+            systemctl("daemon-reload", check=False)
+        return Outcome.REMOVED
