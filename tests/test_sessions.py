@@ -253,6 +253,8 @@ def test_dormant_plans_show_the_days_left_before_claude_code_deletes_them(
             "young.md": Plan(DORMANT, 16.5),
             "overdue.md": Plan(DORMANT, 25),
             "done.md": Plan(DONE, 16),
+            "pinned.md": Plan("---\npinned: true\n---\n# Roadmap\n" + "z" * 3000, 18),
+            "fresh.md": Plan(DORMANT, 3),
         },
     )
     write_settings(claude_dir, {"cleanupPeriodDays": 20, "model": "opus"})
@@ -270,6 +272,12 @@ def test_dormant_plans_show_the_days_left_before_claude_code_deletes_them(
     assert "Claude Code deletes it in 3 days" in table.stdout
     assert "past Claude Code's cleanup age: deleted at its next start" in table.stdout
     assert "Claude Code deletes plans older than 20 days" in table.stdout
+    rows = table.stdout.splitlines()
+    pinned = rows.index(next(row for row in rows if "pinned.md" in row))
+    assert "Claude Code deletes it in 2 days" in rows[pinned + 1]  # kept active, yet at risk
+    fresh = rows.index(next(row for row in rows if "fresh.md" in row))
+    assert "deletes" not in rows[fresh] + rows[fresh + 1]  # 17 days left: no alarm
+    assert plans["fresh.md"]["cleanup_in_days"] == pytest.approx(17)
     assert "clarity archive NAME" in table.stdout
     markdown = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--format", "markdown")
     young_row = next(line for line in markdown.stdout.splitlines() if "`young.md`" in line)

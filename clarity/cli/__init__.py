@@ -12,7 +12,11 @@ import sys
 
 import typer
 
-from clarity.cli import claude_code, plans, schedule  # noqa: F401 (each registers commands)
+# Each module registers its commands on the app; --help lists them in this order.
+from clarity.cli import plans  # noqa: F401
+
+# isort: split
+from clarity.cli import claude_code, schedule  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError

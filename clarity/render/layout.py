@@ -107,10 +107,17 @@ def reason_text(row: Row) -> str:
     return verdict.reason
 
 
+URGENT_DAYS = 7.0  # an active plan this close to Claude Code's cleanup is flagged too
+
+
 def cleanup_text(report: ScanReport, row: Row) -> str | None:
-    """For a dormant plan: when Claude Code's own cleanup will delete it (SPEC 9)."""
+    """When Claude Code's own cleanup will delete a plan left in place (SPEC 9).
+
+    Always for a dormant plan; for an active one (a pinned plan, say) only
+    when the day is near, since Claude Code deletes it just the same.
+    """
     left = report.days_left(row.verdict)
-    if left is None or row.verdict.plan_class is not PlanClass.DORMANT:
+    if left is None or not _shows_cleanup(row.verdict, left):
         return None
     if left < 0:
         return "past Claude Code's cleanup age: deleted at its next start"
@@ -120,14 +127,23 @@ def cleanup_text(report: ScanReport, row: Row) -> str | None:
     return f"Claude Code deletes it in {whole} day{'s' if whole != 1 else ''}"
 
 
+def _shows_cleanup(verdict: Verdict, left: float) -> bool:
+    return verdict.plan_class is PlanClass.DORMANT or left < URGENT_DAYS
+
+
 def cleanup_lines(report: ScanReport) -> list[str]:
-    """The retention rule, and the way out, when there are dormant plans to save."""
+    """The retention rule, and the way out, when a plan in the report is at risk."""
     retention = report.retention
-    if retention is None or not any(v.plan_class is PlanClass.DORMANT for v in report.verdicts):
+    at_risk = (
+        (verdict, left)
+        for verdict in report.verdicts
+        if (left := report.days_left(verdict)) is not None
+    )
+    if retention is None or not any(_shows_cleanup(v, left) for v, left in at_risk):
         return []
     return [
         f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
-        "keep a dormant plan with: clarity archive NAME"
+        "keep a plan with: clarity archive NAME"
     ]
 
 

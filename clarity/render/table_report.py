@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from clarity.model import PlanClass, ScanReport
 from clarity.render.layout import (
+    URGENT_DAYS,
     Row,
     advice_text,
     agent_lines,
@@ -30,9 +31,6 @@ _STYLES = {
     PlanClass.DORMANT: "magenta",
     PlanClass.ACTIVE: "cyan",
 }
-
-
-URGENT_DAYS = 7  # a dormant plan this close to Claude Code's cleanup is shown in red
 
 
 def _indent(row: Row) -> str:
