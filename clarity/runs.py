@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clarity.archive import check_archive_dir
+from clarity.classifier import in_use_reason
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import (
@@ -32,6 +33,7 @@ from clarity.handpick import archive_proposal
 from clarity.model import Action
 from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
 from clarity.scan import check_plans_dir, scan
+from clarity.sessions import find_plan_sessions
 from clarity.state import DirState
 
 if TYPE_CHECKING:
@@ -82,6 +84,24 @@ def _proposal(settings: Settings, state: DirState) -> Proposal:
     return proposal
 
 
+def in_use_now(settings: Settings, now: datetime, session: str | None) -> dict[str, str]:
+    """Plans Claude Code sessions use right now, and why they must stay where they are.
+
+    A recorded scan may be hours old: a session that took up one of its plans
+    since then must not have it pulled away.
+    """
+    sessions = find_plan_sessions(
+        settings.claude_dir / "projects",
+        settings.plans_dir,
+        now.timestamp(),
+        settings.protect_hours,
+        session or None,
+    )
+    held = {name: in_use_reason(user) for name, user in sessions.in_use.items()}
+    held.update(dict.fromkeys(sessions.current, "the current session's plan"))
+    return held
+
+
 def run_apply(
     settings: Settings,
     now: datetime,
@@ -127,7 +147,8 @@ def run_apply(
             return _nothing_done("apply", settings, notes, "nothing was moved")
         tick = progress(preview.file_count) if progress else None
         summarize, usage = _summarizer(settings)
-        report = apply_groups(state, proposal, groups, tick, summarize)
+        held = {} if rescan else in_use_now(settings, now, session)
+        report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
 
 

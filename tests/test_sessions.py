@@ -108,6 +108,39 @@ def test_apply_never_moves_a_plan_a_live_session_uses(cli, plans_dir, claude_dir
     assert sorted(p.name for p in plans_dir.iterdir()) == ["cache-agent-a1b2.md"]
 
 
+def test_a_plan_a_session_took_up_after_the_scan_is_skipped_by_apply(cli, plans_dir, claude_dir):
+    make_files(
+        plans_dir,
+        {
+            "cache.md": Plan(DONE, 20),
+            "cache-agent-a1b2.md": Plan("# Research\n", 20),
+            "other.md": Plan(DONE, 20),
+            "stub.md": Plan(STUB, 10),
+        },
+    )
+    assert cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    # After the review, a session picks up the sub-plan and another session a stub.
+    write_transcript(claude_dir, OTHER, [plan_mode(OTHER, plans_dir / "cache-agent-a1b2.md")])
+    write_transcript(claude_dir, SESSION, [tool_use(SESSION, "Edit", plans_dir / "stub.md")])
+
+    result = cli("apply", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--yes", "--json")
+
+    assert result.exit_code == 0, result.stderr
+    by_name = {r["name"]: r for r in result.json()["results"]}
+    assert by_name["other.md"]["status"] == "done"
+    assert by_name["cache.md"]["status"] == "skipped"
+    assert by_name["cache.md"]["reason"] == (
+        f"its sub-plan cache-agent-a1b2.md: in use by session {OTHER}"
+    )
+    assert by_name["cache-agent-a1b2.md"]["status"] == "skipped"
+    assert by_name["stub.md"]["reason"] == f"in use by session {SESSION}"
+    assert sorted(p.name for p in plans_dir.iterdir()) == [
+        "cache-agent-a1b2.md",
+        "cache.md",
+        "stub.md",
+    ]
+
+
 def test_protection_lasts_protect_hours_from_the_transcripts_last_change(
     cli, plans_dir, claude_dir
 ):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,7 @@ class GroupMover:
     records: list[dict[str, Any]] = field(default_factory=list)
     progress: Progress | None = None
     summarize: Summarizer = extractive_summary
+    held: Mapping[str, str] = field(default_factory=dict)  # file name -> why it must stay
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
@@ -96,6 +97,12 @@ class GroupMover:
 
     def run(self, group: ProposedGroup) -> None:
         plan = group.plan
+        held = next((f for f in group.files if f.name in self.held), None)
+        if held is not None:  # a group moves whole or not at all
+            why = self.held[held.name]
+            self.skip(group, [plan], why if held is plan else f"its sub-plan {held.name}: {why}")
+            self.skip(group, group.subplans, f"its plan {plan.name} was skipped")
+            return
         reason = changed_reason(self.plans_dir / plan.name, plan)
         if reason is not None:
             self.skip(group, [plan], reason)
@@ -247,11 +254,13 @@ def apply_groups(
     progress: Progress | None = None,
     summarize: Summarizer = extractive_summary,
     kind: str = "apply",
+    held: Mapping[str, str] | None = None,
 ) -> RunReport:
     """Archive and trash the given groups of a proposal. Call with the lock held.
 
     kind names the run in the journal: "apply", or "archive" for plans a
-    person chose by hand; recovery and undo treat both alike.
+    person chose by hand; recovery and undo treat both alike. held names
+    files that must stay (in use by a live session since the scan), and why.
     """
     journal = Journal.start(
         state,
@@ -261,7 +270,12 @@ def apply_groups(
         proposal=proposal.id,
     )
     mover = GroupMover(
-        journal, proposal.plans_dir, proposal.archive_dir, progress=progress, summarize=summarize
+        journal,
+        proposal.plans_dir,
+        proposal.archive_dir,
+        progress=progress,
+        summarize=summarize,
+        held=held or {},
     )
     for group in groups:
         mover.run(group)
