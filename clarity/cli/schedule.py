@@ -11,8 +11,7 @@ import typer
 from clarity.cli.app import app
 from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
 from clarity.errors import ClarityError
-from clarity.schedule import SchedulerName
-from clarity.schedule.job import HOUR, MINUTE, Mode
+from clarity.schedule import HOUR, MINUTE, Mode, SchedulerName
 
 if TYPE_CHECKING:
     from clarity.schedule import Scheduler

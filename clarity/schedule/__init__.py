@@ -8,11 +8,20 @@ from __future__ import annotations
 
 import sys
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clarity.errors import ClarityError
-from clarity.managed import Outcome
-from clarity.schedule.job import Job
+
+if TYPE_CHECKING:  # kept light: the CLI imports this module at every start
+    from clarity.managed import Outcome
+    from clarity.schedule.job import Job
+
+WEEKDAY, HOUR, MINUTE = 1, 10, 0  # Mondays at 10:00 local time (cron's weekday numbering)
+
+
+class Mode(StrEnum):
+    APPLY = "apply"  # apply --rescan --yes: archive and trash as the rules say
+    REPORT = "report"  # only a scan, its markdown report saved in the state dir
 
 
 class SchedulerName(StrEnum):

@@ -7,7 +7,8 @@ import subprocess
 
 from clarity.errors import ClarityError
 from clarity.managed import Outcome
-from clarity.schedule.job import HOUR, MINUTE, WEEKDAY, Job
+from clarity.schedule import HOUR, MINUTE, WEEKDAY
+from clarity.schedule.job import Job
 
 BEGIN = "# >>> clarity schedule (managed by clarity: `clarity schedule remove` takes it out) >>>"
 END = "# <<< clarity schedule <<<"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from clarity.config import Settings
+from clarity.schedule import Mode
 
 # Where things are, as the user's shell sees it: a scheduler's bare environment
 # must find the same config, state (for undo), trash and Claude Code dir.
@@ -19,12 +19,6 @@ CARRIED_ENV = (
     "XDG_CACHE_HOME",
     "CLAUDE_CONFIG_DIR",
 )
-WEEKDAY, HOUR, MINUTE = 1, 10, 0  # Mondays at 10:00 local time (cron's weekday numbering)
-
-
-class Mode(StrEnum):
-    APPLY = "apply"  # apply --rescan --yes: archive and trash as the rules say
-    REPORT = "report"  # only a scan, its markdown report saved in the state dir
 
 
 @dataclass(frozen=True, slots=True)

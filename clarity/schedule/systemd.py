@@ -10,7 +10,8 @@ from pathlib import Path
 
 from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, Outcome, install, remove
-from clarity.schedule.job import HOUR, MINUTE, WEEKDAY, Job
+from clarity.schedule import HOUR, MINUTE, WEEKDAY
+from clarity.schedule.job import Job
 
 UNIT = "clarity-plans"
 _DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
