@@ -27,6 +27,9 @@ def _days(value: float) -> str:
     return f"{value:g}"
 
 
+CURRENT_REASON = "current session's plan"
+
+
 def in_use_reason(session: str) -> str:
     return f"in use by session {session}"
 
@@ -39,7 +42,7 @@ def _active_now(
     if modified.date() == now.date():
         return "modified today"
     if facts.name in current:
-        return "current session's plan"
+        return CURRENT_REASON
     session = in_use.get(facts.name)
     if session is not None:
         return in_use_reason(session)

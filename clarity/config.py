@@ -28,20 +28,21 @@ _DEFAULTS = Thresholds()
 PROTECT_HOURS = 24.0  # a plan a Claude Code session used this recently is kept (SPEC 9)
 
 
-def _days(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("must be a number of days")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"must be a number of days >= 0, not {value:g}")
-    return float(value)
+def _duration(unit: str) -> Callable[[Any], float]:
+    """A check for a number of days or hours: finite and not negative."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"must be a number of {unit}")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"must be a number of {unit} >= 0, not {value:g}")
+        return float(value)
+
+    return check
 
 
-def _hours(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("must be a number of hours")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"must be a number of hours >= 0, not {value:g}")
-    return float(value)
+_days = _duration("days")
+_hours = _duration("hours")
 
 
 def _bytes(value: Any) -> int:
@@ -158,9 +159,9 @@ class Settings:
     markers: tuple[str, ...]
     sources: Mapping[str, str]  # key -> where its value came from
     config_path: Path
+    claude_dir: Path  # where Claude Code keeps its settings and session transcripts
     agent: AgentSettings = AgentSettings()
     protect_hours: float = PROTECT_HOURS
-    claude_dir: Path = Path("~/.claude")  # where Claude Code keeps settings and transcripts
 
     def values(self) -> dict[str, Any]:
         return {

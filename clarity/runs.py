@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clarity.archive import check_archive_dir
-from clarity.classifier import in_use_reason
+from clarity.classifier import CURRENT_REASON, in_use_reason
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import (
@@ -32,8 +32,7 @@ from clarity.executor.undo import UndoPlan, plan_undo, undo
 from clarity.handpick import archive_proposal
 from clarity.model import Action
 from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
-from clarity.scan import check_plans_dir, scan
-from clarity.sessions import find_plan_sessions
+from clarity.scan import check_plans_dir, live_sessions, scan
 from clarity.state import DirState
 
 if TYPE_CHECKING:
@@ -90,15 +89,9 @@ def in_use_now(settings: Settings, now: datetime, session: str | None) -> dict[s
     A recorded scan may be hours old: a session that took up one of its plans
     since then must not have it pulled away.
     """
-    sessions = find_plan_sessions(
-        settings.claude_dir / "projects",
-        settings.plans_dir,
-        now.timestamp(),
-        settings.protect_hours,
-        session or None,
-    )
+    sessions = live_sessions(settings, now, session)
     held = {name: in_use_reason(user) for name, user in sessions.in_use.items()}
-    held.update(dict.fromkeys(sessions.current, "the current session's plan"))
+    held.update(dict.fromkeys(sessions.current, CURRENT_REASON))
     return held
 
 

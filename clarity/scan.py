@@ -14,7 +14,7 @@ from clarity.locations import claude_retention
 from clarity.markers import compile_markers
 from clarity.model import ScanReport
 from clarity.reader import read_plans_dir
-from clarity.sessions import find_plan_sessions
+from clarity.sessions import PlanSessions, find_plan_sessions
 
 
 def check_plans_dir(settings: Settings) -> None:
@@ -45,6 +45,17 @@ def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]
     return frozenset(names)
 
 
+def live_sessions(settings: Settings, now: datetime, session: str | None) -> PlanSessions:
+    """What Claude Code's transcripts say about this plans dir's plans as of now."""
+    return find_plan_sessions(
+        settings.claude_dir / "projects",
+        settings.plans_dir,
+        now.timestamp(),
+        settings.protect_hours,
+        session or None,
+    )
+
+
 def scan(
     settings: Settings,
     now: datetime,
@@ -64,13 +75,7 @@ def scan(
             f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "
             "check its permissions"
         ) from None
-    sessions = find_plan_sessions(
-        settings.claude_dir / "projects",
-        settings.plans_dir,
-        now.timestamp(),
-        settings.protect_hours,
-        session or None,
-    )
+    sessions = live_sessions(settings, now, session)
     rules = Rules(markers=compile_markers(settings.markers), thresholds=settings.thresholds)
     current_names = current_plan_names(current, settings.plans_dir) | sessions.current
     verdicts = classify(listing.plans, rules, now, current_names, sessions.in_use)

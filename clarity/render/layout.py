@@ -110,15 +110,19 @@ def reason_text(row: Row) -> str:
 URGENT_DAYS = 7.0  # an active plan this close to Claude Code's cleanup is flagged too
 
 
-def cleanup_text(report: ScanReport, row: Row) -> str | None:
-    """When Claude Code's own cleanup will delete a plan left in place (SPEC 9).
+def days_at_risk(report: ScanReport, verdict: Verdict) -> float | None:
+    """Days until Claude Code's own cleanup deletes a plan, when the report should say so.
 
     Always for a dormant plan; for an active one (a pinned plan, say) only
     when the day is near, since Claude Code deletes it just the same.
     """
-    left = report.days_left(row.verdict)
-    if left is None or not _shows_cleanup(row.verdict, left):
+    left = report.days_left(verdict)
+    if left is None or (verdict.plan_class is not PlanClass.DORMANT and left >= URGENT_DAYS):
         return None
+    return left
+
+
+def cleanup_text(left: float) -> str:
     if left < 0:
         return "past Claude Code's cleanup age: deleted at its next start"
     if left < 1:
@@ -127,19 +131,10 @@ def cleanup_text(report: ScanReport, row: Row) -> str | None:
     return f"Claude Code deletes it in {whole} day{'s' if whole != 1 else ''}"
 
 
-def _shows_cleanup(verdict: Verdict, left: float) -> bool:
-    return verdict.plan_class is PlanClass.DORMANT or left < URGENT_DAYS
-
-
 def cleanup_lines(report: ScanReport) -> list[str]:
     """The retention rule, and the way out, when a plan in the report is at risk."""
     retention = report.retention
-    at_risk = (
-        (verdict, left)
-        for verdict in report.verdicts
-        if (left := report.days_left(verdict)) is not None
-    )
-    if retention is None or not any(_shows_cleanup(v, left) for v, left in at_risk):
+    if retention is None or all(days_at_risk(report, v) is None for v in report.verdicts):
         return []
     return [
         f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "

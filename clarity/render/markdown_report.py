@@ -10,6 +10,7 @@ from clarity.render.layout import (
     agent_lines,
     cleanup_lines,
     cleanup_text,
+    days_at_risk,
     display_name,
     format_age,
     format_size,
@@ -44,9 +45,9 @@ def scan_markdown(report: ScanReport) -> str:
             advice = report.advice.get(row.verdict.name)
             if advice is not None:
                 reason += f" — {display_name(advice_text(advice))}"
-            cleanup = cleanup_text(report, row)
-            if cleanup is not None:
-                reason += f" — {cleanup}"
+            left = days_at_risk(report, row.verdict)
+            if left is not None:
+                reason += f" — {cleanup_text(left)}"
             lines.append(
                 f"| {'↳ ' if row.nested else ''}{name} | {format_age(row.age_days)} | "
                 f"{format_size(row.verdict.facts.size)} | "

@@ -12,6 +12,7 @@ from clarity.render.layout import (
     agent_lines,
     cleanup_lines,
     cleanup_text,
+    days_at_risk,
     display_name,
     format_age,
     format_size,
@@ -85,11 +86,10 @@ def print_scan(report: ScanReport, console: Console) -> None:
             advice = report.advice.get(row.verdict.name)
             if advice is not None:
                 reason.append("\n" + display_name(advice_text(advice)), "italic")
-            cleanup = cleanup_text(report, row)
-            if cleanup is not None:
-                left = report.days_left(row.verdict)
-                urgent = left is not None and left < URGENT_DAYS
-                reason.append("\n" + cleanup, "bold red" if urgent else "dim")
+            left = days_at_risk(report, row.verdict)
+            if left is not None:
+                style = "bold red" if left < URGENT_DAYS else "dim"
+                reason.append("\n" + cleanup_text(left), style)
             table.add_row(plan, format_age(row.age_days), size, reason)
         console.print()
         console.print(table)

@@ -58,9 +58,9 @@ def scheduler(name: SchedulerName) -> Scheduler:
         return Launchd()
     if user_manager_running():
         return Systemd()
-    import shutil
+    from clarity.schedule.cron import CRONTAB
 
-    if shutil.which("crontab") is not None:
+    if CRONTAB.installed():
         return Cron()
     raise ClarityError(
         "no scheduler found: no systemd user manager is running and cron's crontab is not "

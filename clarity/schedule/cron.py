@@ -2,51 +2,36 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
-from clarity.errors import ClarityError
 from clarity.managed import Outcome
 from clarity.schedule import HOUR, MINUTE, WEEKDAY
 from clarity.schedule.job import Job
+from clarity.schedule.tool import Tool
 
 BEGIN = "# >>> clarity schedule (managed by clarity: `clarity schedule remove` takes it out) >>>"
 END = "# <<< clarity schedule <<<"
 
 
-def _crontab(*args: str, text: str | None = None) -> subprocess.CompletedProcess[str]:
-    program = shutil.which("crontab")
-    if program is None:
-        raise ClarityError(
-            "cron's crontab command is not installed; install cron, or use "
-            "--scheduler systemd (Linux) or launchd (macOS)"
-        )
-    try:
-        return subprocess.run(
-            [program, *args], input=text, capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ClarityError(f"crontab {' '.join(args)} failed: {error}") from None
-
-
-def _failed(what: str, done: subprocess.CompletedProcess[str]) -> ClarityError:
-    said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
-    return ClarityError(f"crontab {what} failed: {said}")
+CRONTAB = Tool(
+    "crontab",
+    "cron's crontab command is not installed; install cron, or use "
+    "--scheduler systemd (Linux) or launchd (macOS)",
+)
 
 
 def read_crontab() -> str:
-    listed = _crontab("-l")
+    listed = CRONTAB.run("-l", check=False)
     if listed.returncode == 0:
         return listed.stdout
     if "no crontab" in listed.stderr.lower():
-        return ""
-    raise _failed("-l", listed)
+        return ""  # the user has none yet
+    raise CRONTAB.failed(listed)
 
 
 def _write(text: str) -> None:
-    done = _crontab("-", text=text) if text.strip() else _crontab("-r")
-    if done.returncode != 0 and not (not text.strip() and "no crontab" in done.stderr.lower()):
-        raise _failed("-" if text.strip() else "-r", done)
+    if text.strip():
+        CRONTAB.run("-", text=text)
+    else:
+        CRONTAB.run("-r")  # clarity's block was all there was
 
 
 def split_block(text: str) -> tuple[list[str], list[str]]:
@@ -74,7 +59,7 @@ class Cron:
     name = "cron"
 
     def installed(self) -> str | None:
-        if shutil.which("crontab") is None:
+        if not CRONTAB.installed():
             return None
         _, block = split_block(read_crontab())
         return "\n".join(block) if block else None
@@ -88,7 +73,7 @@ class Cron:
         return Outcome.UPDATED if block else Outcome.INSTALLED
 
     def remove(self) -> Outcome:
-        if shutil.which("crontab") is None:
+        if not CRONTAB.installed():
             return Outcome.ABSENT
         own, block = split_block(read_crontab())
         if not block:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import plistlib
-import shutil
-import subprocess
 from pathlib import Path
 
-from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, Outcome, install, remove
 from clarity.schedule import HOUR, MINUTE, WEEKDAY
 from clarity.schedule.job import Job
+from clarity.schedule.tool import Tool
 
 LABEL = "dev.clarity.plans"
 
@@ -34,20 +32,9 @@ def plist_text(job: Job) -> str:
     return plistlib.dumps(agent, sort_keys=False).decode("utf-8")
 
 
-def launchctl(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    program = shutil.which("launchctl")
-    if program is None:
-        raise ClarityError("launchctl is not installed: launchd is macOS's; use --scheduler cron")
-    try:
-        done = subprocess.run(
-            [program, *args], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ClarityError(f"launchctl {' '.join(args)} failed: {error}") from None
-    if check and done.returncode != 0:
-        said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
-        raise ClarityError(f"launchctl {' '.join(args)} failed: {said}")
-    return done
+LAUNCHCTL = Tool(
+    "launchctl", "launchctl is not installed: launchd is macOS's; use --scheduler cron"
+)
 
 
 def _domain() -> str:
@@ -65,15 +52,15 @@ class Launchd:
 
     def install(self, job: Job) -> Outcome:
         change = install(plist_path(), plist_text(job), CommentStyle.XML)
-        launchctl("bootout", f"{_domain()}/{LABEL}", check=False)  # reload if it was loaded
-        launchctl("bootstrap", _domain(), str(plist_path()))
+        LAUNCHCTL.run("bootout", f"{_domain()}/{LABEL}", check=False)  # reload if it was loaded
+        LAUNCHCTL.run("bootstrap", _domain(), str(plist_path()))
         return change.outcome
 
     def remove(self) -> Outcome:
         path = plist_path()
         if not path.exists():
             return Outcome.ABSENT
-        if shutil.which("launchctl") is not None:
-            launchctl("bootout", f"{_domain()}/{LABEL}", check=False)
+        if LAUNCHCTL.installed():
+            LAUNCHCTL.run("bootout", f"{_domain()}/{LABEL}", check=False)
         remove(path)
         return Outcome.REMOVED

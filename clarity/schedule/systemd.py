@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, Outcome, install, remove
 from clarity.schedule import HOUR, MINUTE, WEEKDAY
 from clarity.schedule.job import Job
+from clarity.schedule.tool import Tool
 
 UNIT = "clarity-plans"
 _DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
@@ -70,28 +70,17 @@ def timer_text() -> str:
     )
 
 
+SYSTEMCTL = Tool("systemctl", "systemctl is not installed; use --scheduler cron")
+
+
 def systemctl(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    program = shutil.which("systemctl")
-    if program is None:
-        raise ClarityError("systemctl is not installed; use --scheduler cron")
-    try:
-        done = subprocess.run(
-            [program, "--user", *args], capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ClarityError(f"systemctl --user {' '.join(args)} failed: {error}") from None
-    if check and done.returncode != 0:
-        said = " ".join((done.stderr or done.stdout).split()) or f"exit status {done.returncode}"
-        raise ClarityError(
-            f"systemctl --user {' '.join(args)} failed: {said}; "
-            f"the units are in {unit_dir()}; or use --scheduler cron"
-        )
-    return done
+    hint = f"; the units are in {unit_dir()}; or use --scheduler cron"
+    return SYSTEMCTL.run("--user", *args, check=check, hint=hint)
 
 
 def user_manager_running() -> bool:
     """Whether this user has a systemd manager to run timers (not so in most containers)."""
-    if shutil.which("systemctl") is None:
+    if not SYSTEMCTL.installed():
         return False
     try:
         return systemctl("show-environment", check=False).returncode == 0
@@ -130,10 +119,10 @@ class Systemd:
         paths = [path for path in self._paths() if path.exists()]
         if not paths:
             return Outcome.ABSENT
-        if shutil.which("systemctl") is not None:
+        if SYSTEMCTL.installed():
             systemctl("disable", "--now", f"{UNIT}.timer", check=False)  # may not be loaded
         for path in paths:
             remove(path)
-        if shutil.which("systemctl") is not None:
+        if SYSTEMCTL.installed():
             systemctl("daemon-reload", check=False)
         return Outcome.REMOVED
