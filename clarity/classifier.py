@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
 
 from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
 from clarity.model import PlanClass, PlanFacts, Thresholds, Verdict
@@ -34,16 +34,33 @@ def in_use_reason(session: str) -> str:
     return f"in use by session {session}"
 
 
-def _active_now(
-    facts: PlanFacts, now: datetime, current: frozenset[str], in_use: Mapping[str, str]
-) -> str | None:
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """What every plan of one scan is classified against, worked out once."""
+
+    rules: Rules
+    now: float
+    today: tuple[float, float]  # [start, end) of now's calendar day, as timestamps
+    current: frozenset[str]
+    in_use: Mapping[str, str]
+
+    @classmethod
+    def of(
+        cls, rules: Rules, now: datetime, current: frozenset[str], in_use: Mapping[str, str]
+    ) -> _Scan:
+        midnight = datetime.combine(now.date(), time(), tzinfo=now.tzinfo)
+        next_midnight = datetime.combine(now.date() + timedelta(days=1), time(), now.tzinfo)
+        today = (midnight.timestamp(), next_midnight.timestamp())
+        return cls(rules, now.timestamp(), today, current, in_use)
+
+
+def _active_now(facts: PlanFacts, scan: _Scan) -> str | None:
     """Rule 1's evidence, or None: modified today, the current plan, a live session's, pinned."""
-    modified = datetime.fromtimestamp(facts.mtime, tz=now.tzinfo)
-    if modified.date() == now.date():
+    if scan.today[0] <= facts.mtime < scan.today[1]:
         return "modified today"
-    if facts.name in current:
+    if facts.name in scan.current:
         return CURRENT_REASON
-    session = in_use.get(facts.name)
+    session = scan.in_use.get(facts.name)
     if session is not None:
         return in_use_reason(session)
     if facts.frontmatter.pinned:
@@ -51,8 +68,9 @@ def _active_now(
     return None
 
 
-def _completed(facts: PlanFacts, markers: Sequence[Marker]) -> str | None:
+def _completed(facts: PlanFacts, scan: _Scan) -> str | None:
     """Rule 2's evidence, or None: a marker on the H1 or last line, or a done status."""
+    markers = scan.rules.markers
     marker = first_marker(markers, facts.title)
     if marker is not None:
         return f'H1 marker "{marker.text}"'
@@ -76,14 +94,18 @@ def classify_one(
 
     in_use maps the plans of Claude Code sessions active lately to the session.
     """
-    evidence = _active_now(facts, now, current, in_use or {})
+    return _classify_one(facts, _Scan.of(rules, now, current, in_use or {}))
+
+
+def _classify_one(facts: PlanFacts, scan: _Scan) -> Verdict:
+    evidence = _active_now(facts, scan)
     if evidence is not None:
         return Verdict(facts, PlanClass.ACTIVE, evidence)
-    evidence = _completed(facts, rules.markers)
+    evidence = _completed(facts, scan)
     if evidence is not None:
         return Verdict(facts, PlanClass.COMPLETED, evidence)
-    limits = rules.thresholds
-    age = (now.timestamp() - facts.mtime) / SECONDS_PER_DAY
+    limits = scan.rules.thresholds
+    age = (scan.now - facts.mtime) / SECONDS_PER_DAY
     if age > limits.stale_days and facts.size < limits.stale_bytes:
         reason = (
             f"small and old: {facts.size:,} B < {limits.stale_bytes:,} B, "
@@ -112,8 +134,8 @@ def classify(
     session, pinned) stands on its own; every other sub-plan takes its root
     parent's class.
     """
-    in_use = in_use or {}
-    own = {facts.name: classify_one(facts, rules, now, current, in_use) for facts in plans}
+    scan = _Scan.of(rules, now, current, in_use or {})
+    own = {facts.name: _classify_one(facts, scan) for facts in plans}
     roots = root_parents(own)
     children: dict[str, list[str]] = {}
     for child, root_name in roots.items():
@@ -124,17 +146,17 @@ def classify(
         verdict = own[name]
         root = roots.get(name)
         if root is None:
-            verdicts.append(replace(verdict, subplans=tuple(sorted(children.get(name, ())))))
-        elif _active_now(verdict.facts, now, current, in_use) is not None:
-            verdicts.append(replace(verdict, parent=root))  # stands on its own
+            subplans = children.get(name)
+            verdicts.append(
+                verdict._replace(subplans=tuple(sorted(subplans))) if subplans else verdict
+            )
+        elif _active_now(verdict.facts, scan) is not None:
+            verdicts.append(verdict._replace(parent=root))  # stands on its own
         else:
             parent_class = own[root].plan_class
             verdicts.append(
-                replace(
-                    verdict,
-                    plan_class=parent_class,
-                    reason=follows_parent_reason(root),
-                    parent=root,
+                verdict._replace(
+                    plan_class=parent_class, reason=follows_parent_reason(root), parent=root
                 )
             )
     return tuple(verdicts)

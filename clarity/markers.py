@@ -35,6 +35,9 @@ _DASH = "(?:--|\u2013|\u2014)"
 class Marker:
     text: str  # as configured: what a reason quotes
     pattern: re.Pattern[str]
+    # Its longest ASCII word, lowercased: an ASCII line without it cannot match.
+    # None when there is no such word (or the marker is not ASCII): always search.
+    keyword: str | None = None
 
     def found_in(self, line: str) -> bool:
         return self.pattern.search(line) is not None
@@ -65,9 +68,17 @@ def _phrase_pattern(text: str) -> str:
     return _NOT_AFTER_ALNUM + "".join(parts) + _NOT_BEFORE_ALNUM
 
 
+def _keyword(text: str) -> str | None:
+    if not text.isascii():
+        return None
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    return max(words, key=len).lower() if words else None
+
+
 def compile_marker(text: str) -> Marker:
     flags = 0 if _is_capitals(text) else re.IGNORECASE
-    return Marker(text=text, pattern=re.compile(_phrase_pattern(text.strip()), flags))
+    pattern = re.compile(_phrase_pattern(text.strip()), flags)
+    return Marker(text=text, pattern=pattern, keyword=_keyword(text))
 
 
 def compile_markers(texts: Iterable[str]) -> tuple[Marker, ...]:
@@ -77,7 +88,10 @@ def compile_markers(texts: Iterable[str]) -> tuple[Marker, ...]:
 def first_marker(markers: Iterable[Marker], line: str | None) -> Marker | None:
     if not line:
         return None
+    lowered = line.lower() if line.isascii() else None
     for marker in markers:
+        if lowered is not None and marker.keyword is not None and marker.keyword not in lowered:
+            continue  # most lines: a substring test rules the marker out, no regex search
         if marker.found_in(line):
             return marker
     return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from clarity.agent.advisor import Advice, AgentUsage
@@ -50,8 +50,10 @@ class Frontmatter:
     pinned: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+NO_FRONTMATTER = Frontmatter()
+
+
+class FileStamp(NamedTuple):
     """What stat says about a file: if none of it changed, neither did the bytes.
 
     Any write to a file moves its ctime, which no one can set by hand, so an
@@ -68,21 +70,26 @@ class FileStamp:
         return cls(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
 
 
-@dataclass(frozen=True, slots=True)
-class PlanFacts:
+# PlanFacts and Verdict are made once per plan on every scan: named tuples,
+# frozen like the dataclasses around them, are built in a fifth of the time.
+class PlanFacts(NamedTuple):
     """What the reader learned about one plan file: all the classifier sees."""
 
     name: str
-    path: Path
+    folder: Path  # the plans directory it was read from
     size: int
     mtime: float  # seconds since the epoch, as stat reports it
     title: str | None  # text of the first H1 (ATX or setext), None if none was found
     last_line: str | None  # last line with a non-space character
-    frontmatter: Frontmatter = field(default_factory=Frontmatter)
+    frontmatter: Frontmatter = NO_FRONTMATTER
     warnings: tuple[str, ...] = ()
     bytes_read: int = 0  # how much of the file the reader read (bounded, see reader)
     stamp: FileStamp | None = None  # None only for facts made up by hand (tests)
     sha256: str | None = None  # of the whole file, when it was small enough to read whole
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +100,7 @@ class Skipped:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     facts: PlanFacts
     plan_class: PlanClass
     reason: str

@@ -7,8 +7,8 @@ of a file that is.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from clarity.model import Frontmatter
 
@@ -22,8 +22,7 @@ _BLOCK_START = re.compile(  # a quote, list item, thematic break or setext H2 un
 _TRUE_WORDS = frozenset({"true", "yes", "on"})
 
 
-@dataclass(frozen=True, slots=True)
-class HeadFacts:
+class HeadFacts(NamedTuple):
     frontmatter: Frontmatter
     title: str | None
     warnings: tuple[str, ...]
@@ -48,7 +47,33 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     return block, body
 
 
+# A block of `key: plain-word` lines reads the same to any YAML parser: a str
+# per key. The rest (quotes, lists, nesting, null, booleans, numbers) goes to
+# PyYAML, the parser python-frontmatter uses. Most plans with frontmatter have
+# only simple lines, and PyYAML takes about 50 us on each.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([A-Za-z][A-Za-z0-9_. -]*?)[ \t]*")
+_NOT_PLAIN_WORDS = frozenset(
+    ["null", "true", "false", "yes", "no", "on", "off", "y", "n"]
+)  # YAML 1.1 reads these as null or a bool, not as the word
+
+
+def _simple_mapping(block: str) -> dict[str, str] | None:
+    mapping: dict[str, str] = {}
+    for line in block.split("\n"):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None or match.group(2).lower() in _NOT_PLAIN_WORDS:
+            return None
+        mapping[match.group(1)] = match.group(2)
+    return mapping
+
+
 def _load_yaml(block: str) -> Any:
+    simple = _simple_mapping(block)
+    if simple is not None:
+        return simple or None
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when built with it
@@ -90,11 +115,24 @@ def parse_frontmatter(text: str) -> tuple[Frontmatter, str, tuple[str, ...]]:
     return frontmatter, body, warnings
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of text, found one at a time: the H1 is usually the first."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
 def find_h1(body: str) -> str | None:
     """Text of the first level-1 heading (ATX or setext), outside code blocks."""
+    end = body.find("\n")
+    first = (body if end < 0 else body[:end]).rstrip("\r")
+    if first[:2] in ("# ", "#\t") and first[-1] not in "# \t":
+        return first[2:].strip() or None  # most plans: what _ATX_HEADING finds, without it
     fence: str | None = None
     paragraph: list[str] = []  # the open paragraph: what a setext underline would title
-    for raw in body.split("\n"):
+    for raw in _lines(body):
         line = raw.rstrip("\r")
         fence_match = _FENCE.match(line)
         if fence is not None:
@@ -121,11 +159,8 @@ def find_h1(body: str) -> str | None:
 
 def last_nonblank_line(text: str) -> str | None:
     """The last line that has a non-space character, stripped."""
-    for raw in reversed(text.split("\n")):
-        line = raw.strip()
-        if line:
-            return line
-    return None
+    text = text.rstrip()
+    return text[text.rfind("\n") + 1 :].strip() or None
 
 
 def parse_head(text: str) -> HeadFacts:

@@ -191,7 +191,9 @@ def build_proposal(report: ScanReport) -> Proposal:
 
 def save_proposal(state: DirState, proposal: Proposal) -> None:
     state.ensure()
-    text = json.dumps(proposal.to_json(), ensure_ascii=True, indent=1)
+    # Not indented: indentation switches json to its pure-Python encoder,
+    # a third of a 10k-plan scan's time.
+    text = json.dumps(proposal.to_json(), ensure_ascii=True)
     write_atomic(state.proposal_file, text.encode("ascii") + b"\n")
 
 

@@ -50,15 +50,28 @@ def is_plan_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
 
 
-def _read_at(fd: int, offset: int, length: int) -> bytes:
+def _pread(fd: int, length: int, offset: int) -> bytes:
+    """os.pread where there is one (one call, no seek); lseek and read elsewhere."""
+    if _HAS_PREAD:
+        return os.pread(fd, length, offset)
     os.lseek(fd, offset, os.SEEK_SET)
-    chunks: list[bytes] = []
-    while length > 0:
-        chunk = os.read(fd, length)
+    return os.read(fd, length)
+
+
+_HAS_PREAD = hasattr(os, "pread")  # not on Windows
+
+
+def _read_at(fd: int, offset: int, length: int) -> bytes:
+    data = _pread(fd, length, offset)
+    if len(data) == length or not data:
+        return data  # the usual case: one call
+    chunks, got = [data], len(data)
+    while got < length:
+        chunk = _pread(fd, length - got, offset + got)
         if not chunk:
             break
         chunks.append(chunk)
-        length -= len(chunk)
+        got += len(chunk)
     return b"".join(chunks)
 
 
@@ -74,11 +87,15 @@ def _decode(data: bytes, *, cut_start: bool = False, cut_end: bool = False) -> t
     """
     if cut_start:
         data = data[:3].lstrip(_CONTINUATION_BYTES) + data[3:]
-    decoder = codecs.getincrementaldecoder("utf-8")
     try:
-        text, clean = decoder("strict").decode(data, final=not cut_end), b"\0" not in data
-    except UnicodeDecodeError:
-        text, clean = decoder("replace").decode(data, final=not cut_end), False
+        text, clean = data.decode("utf-8"), b"\0" not in data
+    except UnicodeDecodeError as error:
+        cut_char = error.end == len(data) and error.reason == "unexpected end of data"
+        if cut_end and cut_char:  # valid up to a character the chunk's end cut short
+            text, clean = data[: error.start].decode("utf-8"), b"\0" not in data
+        else:
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            text, clean = decoder.decode(data, final=not cut_end), False
     return text.removeprefix("\ufeff"), clean
 
 
@@ -89,13 +106,12 @@ def _tail_is_cut(tail: str) -> bool:
 
 
 class _PlanFile:
-    """One open plan file: reads its head and tail, counting every byte."""
+    """One open plan file bigger than a head and a tail: reads them, counting bytes."""
 
     def __init__(self, fd: int, size: int) -> None:
         self.fd = fd
         self.size = size
         self.bytes_read = 0
-        self.sha256: str | None = None  # known when the whole file was read anyway
 
     def read(self, offset: int, length: int) -> bytes:
         data = _read_at(self.fd, offset, length)
@@ -104,15 +120,12 @@ class _PlanFile:
 
     def head_and_tail(self) -> tuple[HeadFacts, str | None, bool]:
         """Head facts, last line, and whether the bytes were valid UTF-8 with no NUL."""
-        if self.size <= HEAD_BYTES + TAIL_BYTES:
-            data = self.read(0, self.size)
-            if len(data) == self.size:
-                self.sha256 = hashlib.sha256(data).hexdigest()  # spares apply's proposal a read
-            text, clean = _decode(data)
-            return self._head(text, data, whole=True), _last_line(text), clean
         head = self.read(0, HEAD_BYTES)
         head_text, head_clean = _decode(head, cut_end=True)
-        head_facts = self._head(head_text, head, whole=False)
+        try:
+            head_facts = parse_head(head_text)
+        except FrontmatterUnclosed:
+            head_facts = self._head_further(head)
         tail_text, tail_clean = _decode(
             self.read(self.size - TAIL_BYTES, TAIL_BYTES), cut_start=True
         )
@@ -121,13 +134,8 @@ class _PlanFile:
             tail_text, tail_clean = _decode(self.read(start, self.size - start), cut_start=True)
         return head_facts, _last_line(tail_text), head_clean and tail_clean
 
-    def _head(self, text: str, data: bytes, whole: bool) -> HeadFacts:
-        try:
-            return parse_head(text)
-        except FrontmatterUnclosed:
-            pass
-        if whole:
-            return parse_head_unclosed(text, "frontmatter block never closes; ignored")
+    def _head_further(self, data: bytes) -> HeadFacts:
+        """The head when its frontmatter does not close in the first chunk: read on."""
         more = self.read(len(data), min(self.size, MAX_HEAD_BYTES) - len(data))
         whole = len(data) + len(more) >= self.size
         text, _ = _decode(data + more, cut_end=not whole)
@@ -138,33 +146,56 @@ class _PlanFile:
             return parse_head_unclosed(text, f"frontmatter block never closes{where}; ignored")
 
 
-def read_plan(path: Path) -> PlanFacts:
-    """Facts about one plan file. Raises OSError or NotARegularFile."""
-    fd = os.open(path, _OPEN_FLAGS)
+def _whole_file_facts(data: bytes) -> tuple[HeadFacts, str | None, bool]:
+    text, clean = _decode(data)
+    try:
+        head = parse_head(text)
+    except FrontmatterUnclosed:
+        head = parse_head_unclosed(text, "frontmatter block never closes; ignored")
+    return head, _last_line(text), clean
+
+
+_NOT_UTF8 = "not valid UTF-8 text (binary?): read with replacement characters"
+
+
+def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
+    fd = os.open(open_path, _OPEN_FLAGS)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotARegularFile
-        plan = _PlanFile(fd, info.st_size)
-        head, last_line, clean = plan.head_and_tail()
+        size = info.st_size
+        if size <= HEAD_BYTES + TAIL_BYTES:  # most plans: one read of the whole file
+            data = _read_at(fd, 0, size)
+            head, last_line, clean = _whole_file_facts(data)
+            bytes_read = len(data)
+            # Hashed now, while in memory: the proposal needs it for every plan that
+            # moves, and reading it again later costs more than hashing them all.
+            sha256 = hashlib.sha256(data).hexdigest() if bytes_read == size else None
+        else:
+            plan = _PlanFile(fd, size)
+            head, last_line, clean = plan.head_and_tail()
+            bytes_read, sha256 = plan.bytes_read, None
     finally:
         os.close(fd)
-    warnings = head.warnings
-    if not clean:
-        warnings += ("not valid UTF-8 text (binary?): read with replacement characters",)
     return PlanFacts(
-        name=path.name,
-        path=path,
-        size=info.st_size,
-        mtime=info.st_mtime,
-        title=head.title,
-        last_line=last_line,
-        frontmatter=head.frontmatter,
-        warnings=warnings,
-        bytes_read=plan.bytes_read,
-        stamp=FileStamp.of(info),
-        sha256=plan.sha256,
+        name,
+        folder,
+        size,
+        info.st_mtime,
+        head.title,
+        last_line,
+        head.frontmatter,
+        head.warnings if clean else (*head.warnings, _NOT_UTF8),
+        bytes_read,
+        FileStamp.of(info),
+        sha256,
     )
+
+
+def read_plan(path: Path) -> PlanFacts:
+    """Facts about one plan file. Raises OSError or NotARegularFile."""
+    return _read(path, path.parent, path.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +204,17 @@ class Fingerprint:
 
     stamp: FileStamp
     sha256: str
+
+
+WHOLE_READ_LIMIT = 8 * 1024 * 1024  # bigger files are hashed a chunk at a time
+
+
+def _digest(fd: int, size: int) -> str:
+    if size <= WHOLE_READ_LIMIT:  # one read and one hash call: a third faster than chunks
+        return hashlib.sha256(_read_at(fd, 0, size + 1)).hexdigest()
+    os.lseek(fd, 0, os.SEEK_SET)
+    with os.fdopen(fd, "rb", closefd=False) as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def fingerprint(path: Path) -> Fingerprint:
@@ -187,9 +229,7 @@ def fingerprint(path: Path) -> Fingerprint:
             before = os.fstat(fd)
             if not stat.S_ISREG(before.st_mode):
                 raise NotARegularFile
-            os.lseek(fd, 0, os.SEEK_SET)
-            with os.fdopen(fd, "rb", closefd=False) as stream:
-                digest = hashlib.file_digest(stream, "sha256").hexdigest()
+            digest = _digest(fd, before.st_size)
             stamp = FileStamp.of(before)
             if FileStamp.of(os.fstat(fd)) == stamp:
                 break
@@ -226,25 +266,24 @@ def read_plans_dir(plans_dir: Path) -> DirectoryListing:
     plans: list[PlanFacts] = []
     skipped: list[Skipped] = []
     for entry in _candidates(plans_dir):
-        path = plans_dir / entry.name
         try:
             if entry.is_symlink():
-                skipped.append(Skipped(path, "symlink: not followed"))
+                skipped.append(Skipped(plans_dir / entry.name, "symlink: not followed"))
                 continue
             if entry.is_dir(follow_symlinks=False):
                 continue
-            plans.append(read_plan(path))
+            plans.append(_read(entry.path, plans_dir, entry.name))
         except NotARegularFile:
-            skipped.append(Skipped(path, "not a regular file"))
+            skipped.append(Skipped(plans_dir / entry.name, "not a regular file"))
         except FileNotFoundError:
-            skipped.append(Skipped(path, "vanished during the scan"))
+            skipped.append(Skipped(plans_dir / entry.name, "vanished during the scan"))
         except OSError as error:
             reason = (
                 "symlink: not followed"
                 if entry.is_symlink()
                 else (f"unreadable: {error.strerror or error}")
             )
-            skipped.append(Skipped(path, reason))
-    plans.sort(key=lambda facts: facts.name)
+            skipped.append(Skipped(plans_dir / entry.name, reason))
+    plans.sort()  # by name, the first field
     skipped.sort(key=lambda item: item.path.name)
     return DirectoryListing(tuple(plans), tuple(skipped))

@@ -28,7 +28,7 @@ def facts(
 ) -> PlanFacts:
     return PlanFacts(
         name=name,
-        path=Path("/plans") / name,
+        folder=Path("/plans"),
         size=size,
         mtime=now.timestamp() - age_days * DAY,
         title=title,

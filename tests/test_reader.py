@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -240,10 +239,3 @@ def test_an_unreadable_file_is_skipped_with_the_error(plans_dir: Path) -> None:
         "['ok.md']",
         "[('secret.md', 'unreadable: Permission denied')]",
     ]
-
-
-def test_a_small_plan_read_whole_comes_with_its_sha256(plans_dir: Path) -> None:
-    make_files(plans_dir, {"small.md": "# small\n", "big.md": "# big\n" + "x" * 20_000})
-    facts = {plan.name: plan for plan in read_plans_dir(plans_dir).plans}
-    assert facts["small.md"].sha256 == hashlib.sha256(b"# small\n").hexdigest()
-    assert facts["big.md"].sha256 is None  # only its head and tail were read

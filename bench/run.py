@@ -1,0 +1,406 @@
+"""Measure clarity against the floors in bench/baselines.py, in one run, on one corpus.
+
+    python -m bench [--sizes 1000,10000,100000] [--apply-size 10000] [--repeat 5]
+
+Every figure is a median of `--repeat` runs (after one warm-up run, so every
+file is in the page cache), clarity and its baseline taking turns. Each run
+is a fresh process, baselines included, so both sides pay interpreter start.
+The result is printed as ratios and written as JSON (`--json`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import NOW, CorpusStats, make_corpus
+
+Command = Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """clarity's time against its baseline's, each the median of several runs."""
+
+    name: str
+    clarity_s: list[float]
+    baseline_s: list[float]
+    target: float | None  # the ratio it must stay within; None: reported only
+    note: str = ""
+
+    @property
+    def clarity_median(self) -> float:
+        return statistics.median(self.clarity_s)
+
+    @property
+    def baseline_median(self) -> float:
+        return statistics.median(self.baseline_s)
+
+    @property
+    def ratio(self) -> float:
+        return self.clarity_median / self.baseline_median
+
+    @property
+    def met(self) -> bool | None:
+        return None if self.target is None else self.ratio <= self.target
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "clarity_median_s": self.clarity_median,
+            "baseline_median_s": self.baseline_median,
+            "ratio": self.ratio,
+            "met": self.met,
+        }
+
+
+class Bench:
+    """The work dir: corpora, a private HOME and XDG dirs, and how to run clarity there."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.env = self._environment()
+
+    def _environment(self) -> dict[str, str]:
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("CLARITY_", "XDG_", "ANTHROPIC_", "CLAUDE_"))
+        }
+        home = self.work / "home"
+        env.update(
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_STATE_HOME=str(home / ".local/state"),
+            XDG_DATA_HOME=str(home / ".local/share"),  # the trash lives here
+            CLAUDE_CONFIG_DIR=str(home / ".claude"),
+            TZ="UTC",  # the corpus's "today" is NOW's UTC date
+        )
+        return env
+
+    def corpus(self, count: int) -> tuple[Path, CorpusStats]:
+        """The corpus of `count` plans, made once and kept in the work dir."""
+        plans_dir = self.work / f"corpus-{count}"
+        done = self.work / f"corpus-{count}.json"
+        if done.exists():
+            return plans_dir, CorpusStats(**json.loads(done.read_text(encoding="utf-8")))
+        shutil.rmtree(plans_dir, ignore_errors=True)
+        stats = make_corpus(plans_dir, count)
+        done.write_text(json.dumps(asdict(stats)), encoding="utf-8")
+        return plans_dir, stats
+
+    def fresh_home(self) -> None:
+        """No state, trash or archive from an earlier run."""
+        shutil.rmtree(self.work / "home", ignore_errors=True)
+        (self.work / "home" / ".claude").mkdir(parents=True)
+
+    def run(self, command: Command) -> float:
+        started = time.perf_counter()
+        result = subprocess.run(
+            command,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        elapsed = time.perf_counter() - started
+        if result.returncode != 0:
+            shown = " ".join(map(str, command))
+            message = result.stderr.decode(errors="replace").strip()
+            raise SystemExit(f"bench: {shown} exited {result.returncode}: {message}")
+        return elapsed
+
+    def output(self, command: Command) -> str:
+        return subprocess.run(
+            command, env=self.env, capture_output=True, check=True, text=True
+        ).stdout
+
+
+def clarity_command(*args: str | Path) -> list[str]:
+    """The installed `clarity` script beside this Python, as a user runs it."""
+    script = Path(sys.executable).with_name("clarity")
+    start = [str(script)] if script.exists() else [sys.executable, "-m", "clarity"]
+    return [*start, *map(str, args)]
+
+
+def floor_command(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "bench.baselines", *map(str, args)]
+
+
+def take_turns(
+    repeat: int,
+    clarity: Callable[[], float],
+    baseline: Callable[[], float],
+) -> tuple[list[float], list[float]]:
+    clarity()
+    baseline()  # warm-up: page cache, .pyc files
+    clarity_s: list[float] = []
+    baseline_s: list[float] = []
+    for _ in range(repeat):
+        clarity_s.append(clarity())
+        baseline_s.append(baseline())
+    return clarity_s, baseline_s
+
+
+def scan_figure(bench: Bench, count: int, repeat: int, target: float | None) -> Figure:
+    plans_dir, _ = bench.corpus(count)
+    scan = [
+        *clarity_command(),
+        "scan",
+        "--json",
+        "--plans-dir",
+        plans_dir,
+        "--now",
+        NOW.isoformat(),
+    ]
+    clarity_s, baseline_s = take_turns(
+        repeat,
+        lambda: bench.run(scan),
+        lambda: bench.run(floor_command("scan", plans_dir)),
+    )
+    return Figure(f"scan --json, {count:,} plans", clarity_s, baseline_s, target)
+
+
+def empty_figure(bench: Bench, repeat: int) -> Figure:
+    empty = bench.work / "empty"
+    empty.mkdir(exist_ok=True)
+    scan = clarity_command("scan", "--plans-dir", empty, "--now", NOW.isoformat())
+    clarity_s, baseline_s = take_turns(
+        repeat * 3,  # short runs: more of them
+        lambda: bench.run(scan),
+        lambda: bench.run([sys.executable, "-c", "import typer, rich"]),
+    )
+    return Figure("scan, empty dir vs import typer, rich", clarity_s, baseline_s, 2.0)
+
+
+def scaling_figure(small: Figure, large: Figure, factor: float) -> Figure:
+    return Figure(
+        f"{large.name} vs {small.name.split(', ')[1]}",
+        large.clarity_s,
+        small.clarity_s,
+        round(factor * 1.1, 3),
+        note=f"{factor:g}x the plans",
+    )
+
+
+def planned_moves(bench: Bench, plans_dir: Path, target: Path) -> list[tuple[str, str]]:
+    """The moves clarity's scan proposes, as renames from plans_dir to under target."""
+    scan = [
+        *clarity_command(),
+        "scan",
+        "--json",
+        "--plans-dir",
+        plans_dir,
+        "--now",
+        NOW.isoformat(),
+    ]
+    report = json.loads(bench.output(scan))
+    moves: list[tuple[str, str]] = []
+    for plan in report["plans"]:
+        if plan["action"] in ("archive", "trash"):
+            folder = target / plan["action"] / (plan["parent"] or plan["name"]).removesuffix(".md")
+            moves.append((str(plans_dir / plan["name"]), str(folder / plan["name"])))
+    return moves
+
+
+def copy_corpus(source: Path, copy: Path) -> None:
+    """A copy to move files out of: hard links where the filesystem allows (fast)."""
+    shutil.rmtree(copy, ignore_errors=True)
+    copy.mkdir(parents=True)
+    for entry in os.scandir(source):
+        try:
+            os.link(entry.path, copy / entry.name, follow_symlinks=False)
+        except OSError:
+            shutil.copy2(entry.path, copy / entry.name)
+
+
+def apply_figure(bench: Bench, count: int, repeat: int) -> Figure:
+    corpus, _ = bench.corpus(count)
+    plans_dir = bench.work / "apply" / "plans"
+    archive_dir = bench.work / "apply" / "archive"
+    floor_dir = bench.work / "apply" / "floor"
+    bench.fresh_home()
+    copy_corpus(corpus, plans_dir)
+    moves = planned_moves(bench, plans_dir, floor_dir)
+    moves_file = bench.work / "apply" / "moves.json"
+    moves_file.write_text(json.dumps(moves), encoding="utf-8")
+    apply = clarity_command(
+        "apply",
+        "--rescan",
+        "--yes",
+        "--json",
+        "--plans-dir",
+        plans_dir,
+        "--archive-dir",
+        archive_dir,
+        "--now",
+        NOW.isoformat(),
+    )
+
+    def clarity() -> float:
+        bench.fresh_home()
+        shutil.rmtree(archive_dir, ignore_errors=True)
+        copy_corpus(corpus, plans_dir)
+        return bench.run(apply)
+
+    def baseline() -> float:
+        shutil.rmtree(floor_dir, ignore_errors=True)
+        floor_dir.mkdir(parents=True)
+        copy_corpus(corpus, plans_dir)
+        return bench.run(floor_command("moves", moves_file, floor_dir / "journal.jsonl"))
+
+    clarity_s, baseline_s = take_turns(repeat, clarity, baseline)
+    note = f"{len(moves):,} moves; the baseline journals each one"
+    return Figure(f"apply --rescan --yes, {count:,} plans", clarity_s, baseline_s, 3.0, note)
+
+
+def heavy_imports(bench: Bench) -> dict[str, list[str]]:
+    """Top-level packages that scan and apply import which they should not."""
+    empty = bench.work / "empty"
+    found: dict[str, list[str]] = {}
+    for command in ("scan", "apply --yes --rescan"):
+        argv = [sys.executable, "-X", "importtime", "-m", "clarity", *command.split()]
+        result = subprocess.run(
+            [*argv, "--plans-dir", str(empty), "--now", NOW.isoformat()],
+            env=bench.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        modules = {
+            line.split("|")[-1].strip().split(".")[0]
+            for line in result.stderr.splitlines()
+            if line.startswith("import time:")
+        }
+        found[command.split()[0]] = sorted(modules & {"anthropic", "pydantic", "httpx"})
+    return found
+
+
+def machine(work: Path) -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with Path("/proc/cpuinfo").open(encoding="utf-8") as stream:
+            cpu = next(
+                (line.split(":", 1)[1].strip() for line in stream if line.startswith("model name")),
+                cpu,
+            )
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "system": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "filesystem": filesystem(work),
+    }
+
+
+def filesystem(path: Path) -> str:
+    """The type of the filesystem holding path (Linux), for the record."""
+    try:
+        mounts = Path("/proc/mounts").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return "unknown"
+    real = os.path.realpath(path)
+    best = ("", "unknown")
+    for line in mounts:
+        fields = line.split()
+        inside = len(fields) > 2 and (real + "/").startswith(fields[1].rstrip("/") + "/")
+        if inside and len(fields[1]) >= len(best[0]):
+            best = (fields[1], fields[2])
+    return best[1]
+
+
+def render(result: dict[str, Any]) -> str:
+    box = result["machine"]
+    lines = [
+        f"clarity benchmark: {box['cpu']}, {box['cores']} cores, {box['system']}, "
+        f"Python {box['python']}, corpus on {box['filesystem']}",
+        "corpus: "
+        + " | ".join(
+            f"{stats['plans']:,} plans, {stats['bytes'] / 1e6:,.0f} MB (largest "
+            f"{stats['largest'] / 1e6:.1f} MB)"
+            for stats in result["corpora"].values()
+        ),
+        "",
+        f"{'measure':<44} {'clarity':>9} {'baseline':>9} {'ratio':>7}  target",
+    ]
+    for figure in result["figures"]:
+        target = figure["target"]
+        verdict = (
+            "" if target is None else f"<= {target:g}x " + ("ok" if figure["met"] else "MISSED")
+        )
+        lines.append(
+            f"{figure['name']:<44} {figure['clarity_median_s']:>8.3f}s "
+            f"{figure['baseline_median_s']:>8.3f}s {figure['ratio']:>6.2f}x  {verdict}"
+        )
+        if figure["note"]:
+            lines.append(f"{'':<4}{figure['note']}")
+    imports = result["imports"]
+    lines.append("")
+    lines += [
+        f"{command}: imports "
+        + (", ".join(found) if found else "none of anthropic, pydantic, httpx")
+        for command, found in imports.items()
+    ]
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000", help="corpus sizes to scan")
+    parser.add_argument("--apply-size", type=int, default=10_000, help="corpus size for apply")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument("--json", type=Path, default=Path("bench/results.json"), dest="out")
+    parser.add_argument("--work", type=Path, help="keep corpora here between runs")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    sizes = sorted({int(size) for size in args.sizes.split(",")})
+    work = args.work or Path(tempfile.mkdtemp(prefix="clarity-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    bench = Bench(work.resolve())
+    try:
+        bench.fresh_home()
+        corpora = {str(size): asdict(bench.corpus(size)[1]) for size in sizes}
+        corpora.setdefault(str(args.apply_size), asdict(bench.corpus(args.apply_size)[1]))
+        scans: dict[int, Figure] = {}
+        for size in sizes:
+            target = 2.0 if size == args.apply_size else None
+            repeat = max(1, args.repeat // 2) if size > args.apply_size else args.repeat
+            scans[size] = scan_figure(bench, size, repeat, target)
+        figures = list(scans.values())
+        for small, large in itertools.pairwise(sizes):
+            figures.append(scaling_figure(scans[small], scans[large], large / small))
+        figures.append(empty_figure(bench, args.repeat))
+        figures.append(apply_figure(bench, args.apply_size, args.repeat))
+        result = {
+            "machine": machine(bench.work),
+            "corpora": corpora,
+            "repeat": args.repeat,
+            "figures": [figure.to_json() for figure in figures],
+            "imports": heavy_imports(bench),
+        }
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(render(result))
+    print(f"\nwritten to {args.out}")
