@@ -158,15 +158,7 @@ def take_turns(
 
 def scan_figure(bench: Bench, count: int, repeat: int, target: float | None) -> Figure:
     plans_dir, _ = bench.corpus(count)
-    scan = [
-        *clarity_command(),
-        "scan",
-        "--json",
-        "--plans-dir",
-        plans_dir,
-        "--now",
-        NOW.isoformat(),
-    ]
+    scan = clarity_command("scan", "--json", "--plans-dir", plans_dir, "--now", NOW.isoformat())
     clarity_s, baseline_s = take_turns(
         repeat,
         lambda: bench.run(scan),
@@ -199,21 +191,14 @@ def scaling_figure(small: Figure, large: Figure, factor: float) -> Figure:
 
 def planned_moves(bench: Bench, plans_dir: Path, target: Path) -> list[tuple[str, str]]:
     """The moves clarity's scan proposes, as renames from plans_dir to under target."""
-    scan = [
-        *clarity_command(),
-        "scan",
-        "--json",
-        "--plans-dir",
-        plans_dir,
-        "--now",
-        NOW.isoformat(),
-    ]
+    scan = clarity_command("scan", "--json", "--plans-dir", plans_dir, "--now", NOW.isoformat())
     report = json.loads(bench.output(scan))
     moves: list[tuple[str, str]] = []
     for plan in report["plans"]:
         if plan["action"] in ("archive", "trash"):
-            folder = target / plan["action"] / (plan["parent"] or plan["name"]).removesuffix(".md")
-            moves.append((str(plans_dir / plan["name"]), str(folder / plan["name"])))
+            moves.append(
+                (str(plans_dir / plan["name"]), str(target / plan["action"] / plan["name"]))
+            )
     return moves
 
 

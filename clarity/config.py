@@ -7,7 +7,6 @@ anywhere is a ClarityError naming where it came from and what is wrong.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,6 +181,8 @@ class Settings:
 def read_config_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
+    import tomllib  # here: most runs have no config file, and every run starts here
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:

@@ -26,6 +26,7 @@ from clarity.model import (
     ScanReport,
     Verdict,
 )
+from clarity.progress import Progress, Tick
 from clarity.reader import Fingerprint, NotARegularFile, fingerprint
 from clarity.state import DirState, write_atomic
 
@@ -138,7 +139,9 @@ def _fingerprint(facts: PlanFacts) -> Fingerprint | None:
     return print_
 
 
-def _proposed(verdict: Verdict) -> ProposedFile | None:
+def _proposed(verdict: Verdict, tick: Tick | None = None) -> ProposedFile | None:
+    if tick is not None and verdict.facts.sha256 is None:
+        tick(1)
     print_ = _fingerprint(verdict.facts)
     if print_ is None:
         return None
@@ -153,17 +156,20 @@ def _proposed(verdict: Verdict) -> ProposedFile | None:
 
 
 def proposed_group(
-    verdict: Verdict, by_name: Mapping[str, Verdict], action: Action
+    verdict: Verdict, by_name: Mapping[str, Verdict], action: Action, tick: Tick | None = None
 ) -> ProposedGroup | None:
-    """A plan and the sub-plans that follow it, fingerprinted; None if the plan is gone."""
-    plan = _proposed(verdict)
+    """A plan and the sub-plans that follow it, fingerprinted; None if the plan is gone.
+
+    tick counts each file hashed here (the big ones the reader did not hash).
+    """
+    plan = _proposed(verdict, tick)
     if plan is None:
         return None
     followers = (by_name[name] for name in verdict.subplans)
     subplans = tuple(
         proposed
         for sub in followers
-        if sub.plan_class is verdict.plan_class and (proposed := _proposed(sub)) is not None
+        if sub.plan_class is verdict.plan_class and (proposed := _proposed(sub, tick)) is not None
     )
     return ProposedGroup(action, plan, subplans)
 
@@ -178,14 +184,18 @@ def proposal_of(report: ScanReport, groups: Iterable[ProposedGroup]) -> Proposal
     )
 
 
-def build_proposal(report: ScanReport) -> Proposal:
-    """Hash every file that apply would move; everything else needs no record."""
+def build_proposal(report: ScanReport, progress: Progress | None = None) -> Proposal:
+    """Hash every file that apply would move; everything else needs no record.
+
+    The reader hashed the small ones; a big one is read in full here.
+    """
     by_name = {verdict.name: verdict for verdict in report.verdicts}
-    groups = (
-        proposed_group(verdict, by_name, verdict.action)
-        for verdict in report.verdicts
-        if verdict.parent is None and verdict.action in MOVING_ACTIONS
-    )
+    moving = [v for v in report.verdicts if v.parent is None and v.action in MOVING_ACTIONS]
+    tick = None
+    if progress is not None:
+        files = (by_name[name] for v in moving for name in (v.name, *v.subplans))
+        tick = progress("Hashing plans to move", sum(f.facts.sha256 is None for f in files))
+    groups = (proposed_group(verdict, by_name, verdict.action, tick) for verdict in moving)
     return proposal_of(report, (group for group in groups if group is not None))
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from clarity.model import FileStamp, PlanFacts, Skipped
 from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
 from clarity.plantext import last_nonblank_line as _last_line
+from clarity.progress import Progress
 
 HEAD_BYTES = 4096
 TAIL_BYTES = 4096
@@ -257,7 +258,7 @@ def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
                 yield entry
 
 
-def read_plans_dir(plans_dir: Path) -> DirectoryListing:
+def read_plans_dir(plans_dir: Path, progress: Progress | None = None) -> DirectoryListing:
     """Facts about every plan directly inside plans_dir; the rest under skipped.
 
     Subdirectories, hidden files and other extensions are not plans and are
@@ -265,7 +266,11 @@ def read_plans_dir(plans_dir: Path) -> DirectoryListing:
     """
     plans: list[PlanFacts] = []
     skipped: list[Skipped] = []
-    for entry in _candidates(plans_dir):
+    entries = list(_candidates(plans_dir))
+    tick = progress("Reading plans", len(entries)) if progress else None
+    for entry in entries:
+        if tick is not None:
+            tick(1)
         try:
             if entry.is_symlink():
                 skipped.append(Skipped(plans_dir / entry.name, "symlink: not followed"))

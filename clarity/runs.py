@@ -19,7 +19,6 @@ from clarity.classifier import CURRENT_REASON, in_use_reason
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import (
-    Progress,
     Summarizer,
     apply_groups,
     extractive_summary,
@@ -31,6 +30,7 @@ from clarity.executor.results import RunReport
 from clarity.executor.undo import UndoPlan, plan_undo, undo
 from clarity.handpick import archive_proposal
 from clarity.model import Action
+from clarity.progress import Progress
 from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
 from clarity.scan import check_plans_dir, live_sessions, scan
 from clarity.state import DirState
@@ -52,7 +52,6 @@ class ApplyPreview:
 
 ConfirmApply = Callable[[ApplyPreview], bool]
 ConfirmUndo = Callable[[UndoPlan], bool]
-ProgressFactory = Callable[[int], Progress | None]  # given the total, a tick callback
 
 
 def settle_interrupted(state: DirState) -> str | None:
@@ -103,14 +102,15 @@ def run_apply(
     session: str | None = None,
     rescan: bool,
     confirm: ConfirmApply,
-    progress: ProgressFactory | None = None,
+    progress: Progress | None = None,
 ) -> RunReport:
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes = [note] if (note := recover(state)) else []
         if rescan:
-            proposal = build_proposal(scan(settings, now, current, session))
+            scanned = scan(settings, now, current, session, progress)
+            proposal = build_proposal(scanned, progress)
             save_proposal(state, proposal)
         else:
             proposal = _proposal(settings, state)
@@ -138,7 +138,7 @@ def run_apply(
         preview = ApplyPreview(proposal, groups, resumed=bool(runs))
         if not confirm(preview):
             return _nothing_done("apply", settings, notes, "nothing was moved")
-        tick = progress(preview.file_count) if progress else None
+        tick = progress("Moving plans", preview.file_count) if progress else None
         summarize, usage = _summarizer(settings)
         held = {} if rescan else in_use_now(settings, now, session)
         report = apply_groups(state, proposal, groups, tick, summarize, held=held)

@@ -13,6 +13,7 @@ from clarity.errors import ClarityError
 from clarity.locations import claude_retention
 from clarity.markers import compile_markers
 from clarity.model import ScanReport
+from clarity.progress import Progress
 from clarity.reader import read_plans_dir
 from clarity.sessions import PlanSessions, find_plan_sessions
 
@@ -61,6 +62,7 @@ def scan(
     now: datetime,
     current: Iterable[str] = (),
     session: str | None = None,
+    progress: Progress | None = None,
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
@@ -69,7 +71,7 @@ def scan(
     """
     check_plans_dir(settings)
     try:
-        listing = read_plans_dir(settings.plans_dir)
+        listing = read_plans_dir(settings.plans_dir, progress)
     except OSError as error:
         raise ClarityError(
             f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "

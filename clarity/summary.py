@@ -8,6 +8,7 @@ is summarised by its first items.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 SUMMARY_CHARS = 320
 
@@ -30,34 +31,36 @@ def _body_lines(text: str) -> list[str]:
     return lines
 
 
-def _blocks(lines: list[str]) -> list[list[str]]:
-    """Paragraph-like blocks, with fenced code, headings, rules and tables dropped."""
-    blocks: list[list[str]] = []
+def _blocks(lines: list[str]) -> Iterator[list[str]]:
+    """Paragraph-like blocks, with fenced code, headings, rules and tables dropped.
+
+    Found one at a time: a summary needs only the first prose block, and a
+    long plan's opening holds many.
+    """
     current: list[str] = []
     in_fence = False
     for line in lines:
         if _FENCE.match(line):
             in_fence = not in_fence
-            current = _flush(blocks, current)
-            continue
-        if in_fence or not line.strip():
-            current = _flush(blocks, current)
-            continue
-        if _HEADING.match(line) or _RULE.match(line) or _TABLE.match(line):
-            current = _flush(blocks, current)
-            continue
-        if _SETEXT.match(line) and current:
+        elif (
+            in_fence
+            or not line.strip()
+            or _HEADING.match(line)
+            or _RULE.match(line)
+            or _TABLE.match(line)
+        ):
+            pass
+        elif _SETEXT.match(line) and current:
             current = []  # the lines above were a setext heading
             continue
-        current.append(line.strip())
-    _flush(blocks, current)
-    return blocks
-
-
-def _flush(blocks: list[list[str]], current: list[str]) -> list[str]:
+        else:
+            current.append(line.strip())
+            continue
+        if current:
+            yield current
+            current = []
     if current:
-        blocks.append(current)
-    return []
+        yield current
 
 
 def _plain(text: str) -> str:
@@ -76,11 +79,12 @@ def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:
 
 def extract_summary(text: str, limit: int = SUMMARY_CHARS) -> str:
     """One short paragraph saying what the plan is about ('' if it has no prose)."""
-    blocks = _blocks(_body_lines(text))
-    for block in blocks:
+    first: list[str] | None = None
+    for block in _blocks(_body_lines(text)):
         if not all(_LIST_ITEM.match(line) for line in block):
             return shorten(_plain(" ".join(block)), limit)
-    if blocks:  # only lists: their first items say what was planned
-        items = [_plain(_LIST_ITEM.sub("", line, count=1)) for line in blocks[0]]
+        first = first or block
+    if first:  # only lists: their first items say what was planned
+        items = [_plain(_LIST_ITEM.sub("", line, count=1)) for line in first]
         return shorten("; ".join(item for item in items if item), limit)
     return ""

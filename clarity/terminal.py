@@ -6,7 +6,9 @@ typer app in cli.py stays a list of commands.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+from clarity.progress import Tick
 
 if TYPE_CHECKING:
     from clarity.executor.results import RunReport
@@ -85,32 +88,67 @@ def needs_terminal(yes: bool, command: str) -> None:
         )
 
 
+def _progress_delay() -> float:
+    try:
+        return max(0.0, float(os.environ.get("CLARITY_PROGRESS_DELAY", "")))
+    except ValueError:
+        return 1.0
+
+
 class ProgressBar:
-    """A rich progress bar on stderr for long runs in a terminal; nothing otherwise."""
+    """Progress on stderr for a run still going after a second, in a terminal only.
 
-    MIN_FILES = 50
+    Called with a phase's label and total (reading plans, hashing them,
+    moving them), it returns the tick for that phase. Nothing is drawn for a
+    run that ends sooner, with --json, or when stderr is not a terminal
+    (cron, pipes, the slash command). CLARITY_PROGRESS_DELAY sets the second.
+    """
 
-    def __init__(self, label: str, enabled: bool) -> None:
-        self.label = label
-        self.enabled = enabled
+    EVERY = 32  # ticks between looks at the clock: a tick is made per plan
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.delay = _progress_delay()
+        self.started = time.monotonic()
         self._progress: Any = None
+        self._tasks: dict[str, Any] = {}
 
-    def __call__(self, total: int) -> Any:
-        from rich.console import Console
-
-        console = Console(stderr=True)
-        if not self.enabled or total < self.MIN_FILES or not console.is_terminal:
+    def __call__(self, label: str, total: int) -> Tick | None:
+        if not self.enabled or total <= 0:
             return None
-        from rich.progress import Progress
+        done = 0
 
-        self._progress = Progress(console=console, transient=True)
-        self._progress.start()
-        task = self._progress.add_task(self.label, total=total)
-        return lambda count: self._progress.advance(task, count)
+        def tick(count: int) -> None:
+            nonlocal done
+            done += count
+            if done % self.EVERY == 0 or done >= total:
+                self._show(label, total, done)
+
+        return tick
+
+    def _show(self, label: str, total: int, done: int) -> None:
+        if self._progress is None:
+            if not self.enabled or time.monotonic() - self.started < self.delay:
+                return
+            from rich.console import Console  # only for a run long enough to need it
+            from rich.progress import Progress
+
+            console = Console(stderr=True)
+            if not console.is_terminal:
+                self.enabled = False
+                return
+            self._progress = Progress(console=console, transient=True)
+            self._progress.start()
+        task = self._tasks.get(label)
+        if task is None:
+            self._tasks[label] = self._progress.add_task(label, total=total, completed=done)
+        else:
+            self._progress.update(task, completed=done)
 
     def close(self) -> None:
         if self._progress is not None:
             self._progress.stop()
+            self._progress = None
 
 
 def ask(lines: list[str], output_format: Format) -> bool:

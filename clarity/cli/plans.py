@@ -54,7 +54,11 @@ def _moves(report: ScanReport) -> bool:
 
 
 def _scan_and_record(
-    settings: Settings, now: datetime, current: list[str], session: str | None
+    settings: Settings,
+    now: datetime,
+    current: list[str],
+    session: str | None,
+    progress: ProgressBar | None = None,
 ) -> ScanReport:
     """Settle a killed run first, scan, and record the proposal for apply."""
     from clarity.proposal import build_proposal, save_proposal
@@ -66,9 +70,9 @@ def _scan_and_record(
         from clarity.runs import settle_interrupted  # the executor, only when needed
 
         note(settle_interrupted(state))
-    report = run_scan(settings, now, current, session)
+    report = run_scan(settings, now, current, session, progress)
     try:
-        save_proposal(state, build_proposal(report))
+        save_proposal(state, build_proposal(report, progress))
     except (ClarityError, OSError) as error:
         message = error.message if isinstance(error, ClarityError) else str(error)
         note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
@@ -99,7 +103,11 @@ def scan(
     from clarity.clock import parse_now
 
     chosen_format = choose_format(json_output, output_format)
-    report = _scan_and_record(settings, parse_now(now), current_values(current), session)
+    bar = ProgressBar(chosen_format is not Format.JSON)
+    try:
+        report = _scan_and_record(settings, parse_now(now), current_values(current), session, bar)
+    finally:
+        bar.close()
     if settings.agent.enabled:
         from clarity.agent.advisor import make_advisor
         from clarity.agent.review import review_dormant
@@ -185,7 +193,7 @@ def apply(
     from clarity.render.run_report import preview_lines
     from clarity.runs import run_apply
 
-    bar = ProgressBar("Moving plans", chosen_format is not Format.JSON)
+    bar = ProgressBar(chosen_format is not Format.JSON)
     try:
         report = run_apply(
             settings,

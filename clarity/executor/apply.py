@@ -28,12 +28,11 @@ from clarity.executor.moves import error_text, hash_file, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import send_to_trash
 from clarity.model import Action, FileStamp
+from clarity.progress import Tick
 from clarity.proposal import Proposal, ProposedFile, ProposedGroup
 from clarity.reader import NotARegularFile, read_opening
 from clarity.state import DirState
 from clarity.summary import extract_summary
-
-Progress = Callable[[int], None]
 
 
 def changed_reason(path: Path, expected: ProposedFile) -> str | None:
@@ -79,13 +78,15 @@ class GroupMover:
     archive_dir: Path
     results: list[ActionResult] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
-    progress: Progress | None = None
+    progress: Tick | None = None
     summarize: Summarizer = extractive_summary
     held: Mapping[str, str] = field(default_factory=dict)  # file name -> why it must stay
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
-            self.journal.write("skip", name=proposed.name, action=group.action, reason=reason)
+            self.journal.write(
+                "skip", sync=False, name=proposed.name, action=group.action, reason=reason
+            )
             self.results.append(
                 ActionResult(proposed.name, group.action.value, Status.SKIPPED, reason=reason)
             )
@@ -113,6 +114,7 @@ class GroupMover:
             return
         self.journal.write(
             "group",
+            sync=False,  # on disk with the first intent's fsync, before anything moves
             group=plan.name,
             action=group.action.value,
             planned=[{**proposed.to_json(), "dst": dst} for proposed, dst in planned],
@@ -240,18 +242,24 @@ class GroupMover:
             original=self.plans_dir / group.plan.name,
         )
 
-    def write_index(self) -> None:
-        if self.records:
-            append_index(self.archive_dir, self.records)
-            self.records.clear()
-            write_index_md(self.archive_dir)
+    def write_index(self) -> bool:
+        """Append the records so far to index.jsonl; whether there were any.
+
+        INDEX.md is rendered from the whole index, so it is written once, at
+        the end of a run (and by recovery after a kill), not every 200 records.
+        """
+        if not self.records:
+            return False
+        append_index(self.archive_dir, self.records)
+        self.records.clear()
+        return True
 
 
 def apply_groups(
     state: DirState,
     proposal: Proposal,
     groups: Iterable[ProposedGroup],
-    progress: Progress | None = None,
+    progress: Tick | None = None,
     summarize: Summarizer = extractive_summary,
     kind: str = "apply",
     held: Mapping[str, str] | None = None,
@@ -277,11 +285,13 @@ def apply_groups(
         summarize=summarize,
         held=held or {},
     )
+    indexed = False
     for group in groups:
         mover.run(group)
         if len(mover.records) >= 200:
-            mover.write_index()  # a long run keeps the index close behind
-    mover.write_index()
+            indexed = mover.write_index() or indexed  # a long run keeps the index close behind
+    if mover.write_index() or indexed:
+        write_index_md(proposal.archive_dir)
     journal.close(state)
     return RunReport(
         kind, proposal.plans_dir, proposal.archive_dir, journal.path.name, tuple(mover.results)

@@ -185,6 +185,12 @@ class Journal:
         return self._seq
 
     def write(self, op: str, *, sync: bool = True, **fields: Any) -> None:
+        """Append one record; with sync, it and every record before it are on disk.
+
+        A record written without sync survives a kill (it is in the page
+        cache) and reaches the disk with the next synced one; only what comes
+        before a move must be on disk before it: an intent, and its group.
+        """
         line = json.dumps({"op": op, **fields}, ensure_ascii=True, default=os.fsdecode)
         data = (line + "\n").encode("ascii")
         while data:
@@ -208,12 +214,14 @@ class Journal:
         )
 
     def outcome(self, seq: int, outcome: Outcome) -> None:
+        """Record how a move ended. Not synced: if a crash loses it, the intent
+        without an outcome sends recovery to look at the files, as after a kill."""
         fields: dict[str, Any] = {"seq": seq}
         for key in ("dst", "info", "error"):
             value = getattr(outcome, key)
             if value is not None:
                 fields[key] = value
-        self.write(outcome.status, **fields)
+        self.write(outcome.status, sync=False, **fields)
 
     def close(self, state: DirState, *, interrupted: bool = False) -> None:
         self.write("end", interrupted=interrupted, at=now_iso())

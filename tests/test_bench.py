@@ -1,0 +1,84 @@
+"""The benchmark runs end to end on a tiny corpus; its corpus is what it claims to be.
+
+No timings are asserted here: the figures are the benchmark's to print.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.corpus import NOW, make_corpus
+from tests.conftest import read_files
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_corpus_has_the_promised_mix(tmp_path: Path) -> None:
+    stats = make_corpus(tmp_path / "plans", 300)
+    files = read_files(tmp_path / "plans")
+    assert len(files) == stats.plans == 300
+    assert sum(map(len, files.values())) == stats.bytes
+    sizes = sorted(map(len, files.values()))
+    assert sizes[0] < 2_000
+    assert sizes[-1] == stats.largest >= 1_000_000  # a multi-MB plan
+    subplans = [name for name in files if "-agent-" in name]
+    assert len(subplans) == stats.subplans > 0
+    assert all(name.split("-agent-")[0] + ".md" in files for name in subplans)
+    titles = [data.split(b"\n", 1)[0] for data in files.values()]
+    assert any(b"COMPLETED" in t or b"Done" in t or b"finalized" in t for t in titles)
+    assert any(data.startswith(b"---\nstatus: done") for data in files.values())
+    ages = [(NOW.timestamp() - (tmp_path / "plans" / n).stat().st_mtime) / 86400 for n in files]
+    assert min(ages) < 0.4 and max(ages) > 100
+
+
+def test_the_corpus_is_the_same_every_time(tmp_path: Path) -> None:
+    make_corpus(tmp_path / "one", 120)
+    make_corpus(tmp_path / "two", 120)
+    assert read_files(tmp_path / "one") == read_files(tmp_path / "two")
+
+
+def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
+    tiny = ["--sizes", "30,300", "--apply-size", "30", "--repeat", "1"]
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            *tiny,
+            "--work",
+            str(tmp_path / "work"),
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads(out.read_text())
+    names = [figure["name"] for figure in result["figures"]]
+    assert names == [
+        "scan --json, 30 plans",
+        "scan --json, 300 plans",
+        "scan --json, 300 plans vs 30 plans",
+        "scan, empty dir vs import typer, rich",
+        "apply --rescan --yes, 30 plans",
+    ]
+    for figure in result["figures"]:
+        assert figure["ratio"] == figure["clarity_median_s"] / figure["baseline_median_s"]
+        assert all(seconds > 0 for seconds in figure["clarity_s"] + figure["baseline_s"])
+        assert figure["name"] in completed.stdout
+    assert {key: stats["plans"] for key, stats in result["corpora"].items()} == {
+        "30": 30,
+        "300": 300,
+    }
+    assert result["imports"] == {"scan": [], "apply": []}  # no anthropic, pydantic or httpx
