@@ -81,6 +81,7 @@ class GroupMover:
     progress: Tick | None = None
     summarize: Summarizer = extractive_summary
     held: Mapping[str, str] = field(default_factory=dict)  # file name -> why it must stay
+    _folders: set[Path] = field(default_factory=set)  # archive folders made in this run
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
@@ -128,7 +129,9 @@ class GroupMover:
             return [(proposed, None) for proposed in group.files]
         folder = self.archive_dir / quarter(group.plan.stamp.mtime_ns)
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            if folder not in self._folders:  # one mkdir per quarter, not one per group
+                folder.mkdir(parents=True, exist_ok=True)
+                self._folders.add(folder)
         except OSError as error:
             self._fail(group.plan, group.action, error_text(error))
             self._plan_stayed(group, group.subplans)
