@@ -15,6 +15,7 @@ import itertools
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -107,27 +108,30 @@ class Bench:
         shutil.rmtree(self.work / "home", ignore_errors=True)
         (self.work / "home" / ".claude").mkdir(parents=True)
 
-    def run(self, command: Command) -> float:
+    def _run(self, command: Command, stdout: int) -> tuple[float, str, str]:
+        """Run command in the bench's environment: seconds taken, stdout, stderr."""
         started = time.perf_counter()
         result = subprocess.run(
             command,
             env=self.env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=stdout,
             stderr=subprocess.PIPE,
             check=False,
         )
         elapsed = time.perf_counter() - started
+        err = result.stderr.decode(errors="replace")
         if result.returncode != 0:
             shown = " ".join(map(str, command))
-            message = result.stderr.decode(errors="replace").strip()
-            raise SystemExit(f"bench: {shown} exited {result.returncode}: {message}")
-        return elapsed
+            raise SystemExit(f"bench: {shown} exited {result.returncode}: {err.strip()}")
+        return elapsed, (result.stdout or b"").decode(errors="replace"), err
 
-    def output(self, command: Command) -> str:
-        return subprocess.run(
-            command, env=self.env, capture_output=True, check=True, text=True
-        ).stdout
+    def run(self, command: Command) -> float:
+        """Seconds the command took, its output thrown away as a user's pipe would."""
+        return self._run(command, subprocess.DEVNULL)[0]
+
+    def capture(self, command: Command) -> tuple[str, str]:
+        return self._run(command, subprocess.PIPE)[1:]
 
 
 def clarity_command(*args: str | Path) -> list[str]:
@@ -192,7 +196,7 @@ def scaling_figure(small: Figure, large: Figure, factor: float) -> Figure:
 def planned_moves(bench: Bench, plans_dir: Path, target: Path) -> list[tuple[str, str]]:
     """The moves clarity's scan proposes, as renames from plans_dir to under target."""
     scan = clarity_command("scan", "--json", "--plans-dir", plans_dir, "--now", NOW.isoformat())
-    report = json.loads(bench.output(scan))
+    report = json.loads(bench.capture(scan)[0])
     moves: list[tuple[str, str]] = []
     for plan in report["plans"]:
         if plan["action"] in ("archive", "trash"):
@@ -253,25 +257,44 @@ def apply_figure(bench: Bench, count: int, repeat: int) -> Figure:
     return Figure(f"apply --rescan --yes, {count:,} plans", clarity_s, baseline_s, 3.0, note)
 
 
+def _requirements(dist: str) -> set[str]:
+    """Names of the distributions dist needs (extras left out), normalised."""
+    from importlib.metadata import requires
+
+    lines = [line for line in requires(dist) or [] if "extra ==" not in line]
+    names = (re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0] for line in lines)
+    return {name.lower().replace("_", "-") for name in names}
+
+
+def agent_only_modules() -> set[str]:
+    """Top-level modules of anthropic and of what it needs that clarity's other
+    dependencies (typer, rich, ...) do not."""
+    from importlib.metadata import packages_distributions
+
+    others = _requirements("clarity-plans") - {"anthropic"}
+    agent = {"anthropic", *_requirements("anthropic")}
+    agent -= others.union(*(_requirements(name) for name in others))
+    return {
+        module
+        for module, dists in packages_distributions().items()
+        if {dist.lower().replace("_", "-") for dist in dists} & agent
+    }
+
+
 def heavy_imports(bench: Bench) -> dict[str, list[str]]:
-    """Top-level packages that scan and apply import which they should not."""
+    """Modules only the agent should need that scan and apply import anyway."""
     empty = bench.work / "empty"
+    watched = agent_only_modules()
     found: dict[str, list[str]] = {}
     for command in ("scan", "apply --yes --rescan"):
         argv = [sys.executable, "-X", "importtime", "-m", "clarity", *command.split()]
-        result = subprocess.run(
-            [*argv, "--plans-dir", str(empty), "--now", NOW.isoformat()],
-            env=bench.env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        stderr = bench.capture([*argv, "--plans-dir", str(empty), "--now", NOW.isoformat()])[1]
         modules = {
             line.split("|")[-1].strip().split(".")[0]
-            for line in result.stderr.splitlines()
+            for line in stderr.splitlines()
             if line.startswith("import time:")
         }
-        found[command.split()[0]] = sorted(modules & {"anthropic", "pydantic", "httpx"})
+        found[command.split()[0]] = sorted(modules & watched)
     return found
 
 
@@ -339,7 +362,7 @@ def render(result: dict[str, Any]) -> str:
     lines.append("")
     lines += [
         f"{command}: imports "
-        + (", ".join(found) if found else "none of anthropic, pydantic, httpx")
+        + (", ".join(found) if found else "nothing only the agent needs (anthropic and its deps)")
         for command, found in imports.items()
     ]
     return "\n".join(lines)

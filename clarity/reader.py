@@ -51,15 +51,15 @@ def is_plan_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith(".")
 
 
+_HAS_PREAD = hasattr(os, "pread")  # not on Windows
+
+
 def _pread(fd: int, length: int, offset: int) -> bytes:
     """os.pread where there is one (one call, no seek); lseek and read elsewhere."""
     if _HAS_PREAD:
         return os.pread(fd, length, offset)
     os.lseek(fd, offset, os.SEEK_SET)
     return os.read(fd, length)
-
-
-_HAS_PREAD = hasattr(os, "pread")  # not on Windows
 
 
 def _read_at(fd: int, offset: int, length: int) -> bytes:
@@ -140,20 +140,20 @@ class _PlanFile:
         more = self.read(len(data), min(self.size, MAX_HEAD_BYTES) - len(data))
         whole = len(data) + len(more) >= self.size
         text, _ = _decode(data + more, cut_end=not whole)
-        try:
-            return parse_head(text)
-        except FrontmatterUnclosed:
-            where = "" if whole else f" in the first {MAX_HEAD_BYTES // 1024} KiB"
-            return parse_head_unclosed(text, f"frontmatter block never closes{where}; ignored")
+        return _head_facts(text, "" if whole else f" in the first {MAX_HEAD_BYTES // 1024} KiB")
+
+
+def _head_facts(text: str, where: str = "") -> HeadFacts:
+    """Head facts of text that is all the head there is to read (where: how far that was)."""
+    try:
+        return parse_head(text)
+    except FrontmatterUnclosed:
+        return parse_head_unclosed(text, f"frontmatter block never closes{where}; ignored")
 
 
 def _whole_file_facts(data: bytes) -> tuple[HeadFacts, str | None, bool]:
     text, clean = _decode(data)
-    try:
-        head = parse_head(text)
-    except FrontmatterUnclosed:
-        head = parse_head_unclosed(text, "frontmatter block never closes; ignored")
-    return head, _last_line(text), clean
+    return _head_facts(text), _last_line(text), clean
 
 
 _NOT_UTF8 = "not valid UTF-8 text (binary?): read with replacement characters"

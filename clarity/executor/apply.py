@@ -82,6 +82,7 @@ class GroupMover:
     summarize: Summarizer = extractive_summary
     held: Mapping[str, str] = field(default_factory=dict)  # file name -> why it must stay
     _folders: set[Path] = field(default_factory=set)  # archive folders made in this run
+    indexed: bool = False  # whether this run added records to index.jsonl
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
@@ -245,17 +246,16 @@ class GroupMover:
             original=self.plans_dir / group.plan.name,
         )
 
-    def write_index(self) -> bool:
-        """Append the records so far to index.jsonl; whether there were any.
+    def write_index(self) -> None:
+        """Append the records so far to index.jsonl.
 
         INDEX.md is rendered from the whole index, so it is written once, at
         the end of a run (and by recovery after a kill), not every 200 records.
         """
-        if not self.records:
-            return False
-        append_index(self.archive_dir, self.records)
-        self.records.clear()
-        return True
+        if self.records:
+            append_index(self.archive_dir, self.records)
+            self.records.clear()
+            self.indexed = True
 
 
 def apply_groups(
@@ -288,12 +288,12 @@ def apply_groups(
         summarize=summarize,
         held=held or {},
     )
-    indexed = False
     for group in groups:
         mover.run(group)
         if len(mover.records) >= 200:
-            indexed = mover.write_index() or indexed  # a long run keeps the index close behind
-    if mover.write_index() or indexed:
+            mover.write_index()  # a long run keeps the index close behind
+    mover.write_index()
+    if mover.indexed:
         write_index_md(proposal.archive_dir)
     journal.close(state)
     return RunReport(
