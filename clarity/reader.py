@@ -14,11 +14,15 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clarity.model import FileStamp, PlanFacts, Skipped
 from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
 from clarity.plantext import last_nonblank_line as _last_line
 from clarity.progress import Progress
+
+if TYPE_CHECKING:
+    from clarity.facts_cache import FactsCache
 
 HEAD_BYTES = 4096
 TAIL_BYTES = 4096
@@ -258,12 +262,16 @@ def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
                 yield entry
 
 
-def read_plans_dir(plans_dir: Path, progress: Progress | None = None) -> DirectoryListing:
+def read_plans_dir(
+    plans_dir: Path, progress: Progress | None = None, cache: FactsCache | None = None
+) -> DirectoryListing:
     """Facts about every plan directly inside plans_dir; the rest under skipped.
 
     Subdirectories, hidden files and other extensions are not plans and are
     passed over silently; links and unreadable files are listed as skipped.
+    A plan the cache knows, unchanged since, is stat'ed and not read.
     """
+    recall = cache.recall if cache else None  # an empty cache: no stat before each read
     plans: list[PlanFacts] = []
     skipped: list[Skipped] = []
     entries = list(_candidates(plans_dir))
@@ -277,7 +285,14 @@ def read_plans_dir(plans_dir: Path, progress: Progress | None = None) -> Directo
                 continue
             if entry.is_dir(follow_symlinks=False):
                 continue
-            plans.append(_read(entry.path, plans_dir, entry.name))
+            facts = (
+                recall(entry.name, plans_dir, entry.stat(follow_symlinks=False)) if recall else None
+            )
+            if facts is None:
+                facts = _read(entry.path, plans_dir, entry.name)
+                if cache is not None:
+                    cache.learn(facts)
+            plans.append(facts)
         except NotARegularFile:
             skipped.append(Skipped(plans_dir / entry.name, "not a regular file"))
         except FileNotFoundError:

@@ -31,8 +31,8 @@ from clarity.executor.undo import UndoPlan, plan_undo, undo
 from clarity.handpick import archive_proposal
 from clarity.model import Action
 from clarity.progress import Progress
-from clarity.proposal import Proposal, ProposedGroup, build_proposal, load_proposal, save_proposal
-from clarity.scan import check_plans_dir, live_sessions, scan
+from clarity.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
+from clarity.scan import check_plans_dir, live_sessions, scan, scan_and_propose
 from clarity.state import DirState
 
 if TYPE_CHECKING:
@@ -109,8 +109,7 @@ def run_apply(
     with state.lock():
         notes = [note] if (note := recover(state)) else []
         if rescan:
-            scanned = scan(settings, now, current, session, progress)
-            proposal = build_proposal(scanned, progress)
+            proposal = scan_and_propose(settings, now, current, session, progress, state)[1]
             save_proposal(state, proposal)
         else:
             proposal = _proposal(settings, state)

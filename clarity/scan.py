@@ -10,12 +10,15 @@ from pathlib import Path
 from clarity.classifier import Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
+from clarity.facts_cache import FactsCache
 from clarity.locations import claude_retention
 from clarity.markers import compile_markers
 from clarity.model import ScanReport
 from clarity.progress import Progress
+from clarity.proposal import Proposal, build_proposal
 from clarity.reader import read_plans_dir
 from clarity.sessions import PlanSessions, find_plan_sessions
+from clarity.state import DirState
 
 
 def check_plans_dir(settings: Settings) -> None:
@@ -63,15 +66,17 @@ def scan(
     current: Iterable[str] = (),
     session: str | None = None,
     progress: Progress | None = None,
+    cache: FactsCache | None = None,
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
     session is the id of the Claude Code session clarity runs for: its plans
-    are the current ones, however long ago it last wrote.
+    are the current ones, however long ago it last wrote. cache: facts of
+    plans unchanged since they were last read.
     """
     check_plans_dir(settings)
     try:
-        listing = read_plans_dir(settings.plans_dir, progress)
+        listing = read_plans_dir(settings.plans_dir, progress, cache)
     except OSError as error:
         raise ClarityError(
             f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "
@@ -90,3 +95,24 @@ def scan(
         retention=claude_retention(settings.claude_dir),
         notes=sessions.notes,
     )
+
+
+def scan_and_propose(
+    settings: Settings,
+    now: datetime,
+    current: Iterable[str],
+    session: str | None,
+    progress: Progress | None,
+    state: DirState,
+) -> tuple[ScanReport, Proposal]:
+    """Scan with what the last scan of this directory read, and propose its moves.
+
+    What this scan read and hashed is remembered for the next one; the
+    proposal is the caller's to record.
+    """
+    cache = FactsCache.load(state.facts_cache_file)
+    report = scan(settings, now, current, session, progress, cache)
+    proposal = build_proposal(report, progress)
+    cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)
+    cache.save(state.facts_cache_file)
+    return report, proposal

@@ -3,11 +3,12 @@
     <state dir>/dirs/<plans dir name>-<hash>/
         plans_dir        the plans directory this folder is for (for people)
         proposal.json    the latest scan's proposal
+        facts.cache      what that scan read from each plan (see facts_cache; disposable)
         runs/NNNNNN-<kind>.jsonl   the journal of each apply and undo
         running          the run in progress; gone once it ends
         lock, owner      held (and who holds it) while a run moves files
 
-Every file is plain text a person can read. Writes are atomic (temp file,
+Every file but the cache is plain text a person can read. Writes are atomic (temp file,
 fsync, rename) so a kill never leaves a half-written proposal.
 """
 
@@ -78,6 +79,10 @@ class DirState:
     @property
     def proposal_file(self) -> Path:
         return self.root / "proposal.json"
+
+    @property
+    def facts_cache_file(self) -> Path:
+        return self.root / "facts.cache"
 
     @property
     def runs_dir(self) -> Path:

@@ -61,8 +61,8 @@ def _scan_and_record(
     progress: ProgressBar | None = None,
 ) -> ScanReport:
     """Settle a killed run first, scan, and record the proposal for apply."""
-    from clarity.proposal import build_proposal, save_proposal
-    from clarity.scan import scan as run_scan
+    from clarity.proposal import save_proposal
+    from clarity.scan import scan_and_propose
     from clarity.state import DirState
 
     state = DirState.for_plans_dir(settings.plans_dir)
@@ -70,9 +70,9 @@ def _scan_and_record(
         from clarity.runs import settle_interrupted  # the executor, only when needed
 
         note(settle_interrupted(state))
-    report = run_scan(settings, now, current, session, progress)
+    report, proposal = scan_and_propose(settings, now, current, session, progress, state)
     try:
-        save_proposal(state, build_proposal(report, progress))
+        save_proposal(state, proposal)
     except (ClarityError, OSError) as error:
         message = error.message if isinstance(error, ClarityError) else str(error)
         note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")

@@ -1,0 +1,149 @@
+"""What the last scan read from each plan, so the next one need not read it again.
+
+A plan whose stamp (size, mtime, inode, ctime) is what it was when it was read
+has the same bytes: any write moves its ctime, which no one can set by hand.
+So a repeat scan stats each plan and reads only the ones that changed; the
+classifier still judges every plan afresh, as of now and under the current
+rules, since only facts (title, last line, frontmatter, sha256) are kept.
+
+Like git's index, the cache distrusts "racy" entries: a plan written within
+RACY_NS of the moment it was read might be written again within the same
+timestamp tick without its stamp moving, so such a plan is not remembered
+and is read again next time.
+
+The file is disposable: anything wrong with it (a torn write, another
+Python, another format) and the scan reads every plan, as if it were absent.
+It is written with `marshal` behind a sha256 of its payload: loading 10,000
+entries takes a few milliseconds, against tens for JSON, and the checksum
+keeps a damaged file from ever reaching marshal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from clarity.model import NO_FRONTMATTER, FileStamp, Frontmatter, PlanFacts
+
+CACHE_FORMAT = 1
+_MAGIC = b"clarity facts cache\n"
+_DIGEST_SIZE = 32
+RACY_NS = 2_000_000_000  # FAT keeps mtimes to 2 s; every other filesystem is finer
+
+# One entry: stamp fields, then the facts (the order of Entry's fields below).
+Entry = tuple[
+    int, int, int, int, float, str | None, str | None, str | None, bool, tuple[str, ...], str | None
+]
+
+
+def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
+    front = facts.frontmatter
+    return (
+        *stamp,
+        facts.mtime,
+        facts.title,
+        facts.last_line,
+        front.status,
+        front.pinned,
+        facts.warnings,
+        facts.sha256,
+    )
+
+
+def _facts(name: str, folder: Path, entry: Entry) -> PlanFacts:
+    size, mtime_ns, inode, ctime_ns, mtime, title, last_line, status, pinned, warnings, sha = entry
+    front = NO_FRONTMATTER if status is None and not pinned else Frontmatter(status, pinned)
+    stamp = FileStamp(size, mtime_ns, inode, ctime_ns)
+    # bytes_read stays 0: nothing of the file was read this time.
+    return PlanFacts(name, folder, size, mtime, title, last_line, front, warnings, 0, stamp, sha)
+
+
+def _version() -> tuple[int, str, int]:
+    return (CACHE_FORMAT, sys.implementation.cache_tag or "", marshal.version)
+
+
+def _entries(path: Path) -> dict[str, Entry]:
+    try:
+        with path.open("rb") as stream:
+            data = stream.read()
+    except OSError:
+        return {}
+    header, payload = data[: len(_MAGIC) + _DIGEST_SIZE], data[len(_MAGIC) + _DIGEST_SIZE :]
+    if header != _MAGIC + hashlib.sha256(payload).digest():
+        return {}
+    try:
+        version, entries = marshal.loads(payload)
+    except (ValueError, EOFError, TypeError):
+        return {}
+    return entries if version == _version() and isinstance(entries, dict) else {}
+
+
+class FactsCache:
+    """Facts remembered for one plans directory: recalled by stamp, learned as read."""
+
+    def __init__(self, entries: dict[str, Entry], started_ns: int | None = None) -> None:
+        self._known = entries
+        self._kept: dict[str, Entry] = {}  # what this scan saw: all the next file will hold
+        # Nothing changed at or after this moment can be trusted to show in its stamp.
+        self._trusted_before = (time.time_ns() if started_ns is None else started_ns) - RACY_NS
+
+    @classmethod
+    def load(cls, path: Path, started_ns: int | None = None) -> FactsCache:
+        """The cache at path; an empty one if it is missing or not what this version wrote.
+
+        started_ns: when the scan that uses it started (default: now).
+        """
+        return cls(_entries(path), started_ns)
+
+    def __bool__(self) -> bool:
+        return bool(self._known)
+
+    def recall(self, name: str, folder: Path, info: os.stat_result) -> PlanFacts | None:
+        """The facts of name if the file is as it was when they were read (info: its lstat)."""
+        entry = self._known.get(name)
+        if entry is None or entry[:4] != (
+            info.st_size,
+            info.st_mtime_ns,
+            info.st_ino,
+            info.st_ctime_ns,
+        ):  # FileStamp.of(info), without making one for each plan
+            return None
+        self._kept[name] = entry
+        return _facts(name, folder, entry)
+
+    def learn(self, facts: PlanFacts) -> None:
+        """Remember facts just read, unless their file changed too recently to trust."""
+        stamp = facts.stamp
+        if stamp is None or max(stamp.mtime_ns, stamp.ctime_ns) >= self._trusted_before:
+            return
+        self._kept[facts.name] = _entry(facts, stamp)
+
+    def learn_hashes(self, hashed: Iterable[tuple[str, FileStamp, str]]) -> None:
+        """Remember sha256s worked out after reading (a big plan is hashed only if it moves)."""
+        for name, stamp, sha256 in hashed:
+            entry = self._kept.get(name)
+            if entry is not None and entry[10] is None and entry[:4] == stamp:
+                self._kept[name] = (*entry[:10], sha256)
+
+    def save(self, path: Path) -> None:
+        """Write what this scan saw, if it differs from what was loaded; a failure is ignored.
+
+        Not fsynced: a cache lost or torn by a crash is only a slower next scan.
+        """
+        if self._kept == self._known:
+            return
+        payload = marshal.dumps((_version(), self._kept))
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temp.write_bytes(_MAGIC + hashlib.sha256(payload).digest() + payload)
+            temp.replace(path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temp.unlink()
