@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta
+from typing import NamedTuple
 
 from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
 from clarity.model import PlanClass, PlanFacts, Thresholds, Verdict
@@ -13,8 +13,7 @@ from clarity.subplans import root_parents
 SECONDS_PER_DAY = 86400.0
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
+class Rules(NamedTuple):
     markers: tuple[Marker, ...]
     thresholds: Thresholds
 
@@ -34,8 +33,7 @@ def in_use_reason(session: str) -> str:
     return f"in use by session {session}"
 
 
-@dataclass(frozen=True, slots=True)
-class _Scan:
+class _Scan(NamedTuple):
     """What every plan of one scan is classified against, worked out once."""
 
     rules: Rules

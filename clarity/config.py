@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
 from clarity.locations import (
@@ -104,8 +103,7 @@ def _number_text(text: str) -> float | int:
             raise ValueError("must be a number") from None
 
 
-@dataclass(frozen=True, slots=True)
-class _Key:
+class _Key(NamedTuple):
     name: str  # as in config.toml
     check: Callable[[Any], Any]  # validates a typed value, raising ValueError
     from_text: Callable[[str], Any]  # turns an env string into a typed value
@@ -140,8 +138,7 @@ KEYS: dict[str, _Key] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSettings:
+class AgentSettings(NamedTuple):
     """SPEC 8: whether to ask Claude, which model, and how much it may spend."""
 
     enabled: bool = False
@@ -150,8 +147,7 @@ class AgentSettings:
     plan_bytes: int = 12_000  # at most this much of a plan is sent
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(NamedTuple):
     plans_dir: Path
     archive_dir: Path
     thresholds: Thresholds

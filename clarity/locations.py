@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clarity.model import Retention
 
@@ -15,8 +14,7 @@ APP_NAME = "clarity"
 _PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # local overrides shared
 
 
-@dataclass(frozen=True, slots=True)
-class Located:
+class Located(NamedTuple):
     path: Path
     source: str
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 DEFAULT_MARKERS: tuple[str, ...] = (
     "COMPLETED",
@@ -31,8 +31,7 @@ _NOT_BEFORE_ALNUM = r"(?![^\W_])"
 _DASH = "(?:--|\u2013|\u2014)"
 
 
-@dataclass(frozen=True, slots=True)
-class Marker:
+class Marker(NamedTuple):
     text: str  # as configured: what a reason quotes
     pattern: re.Pattern[str]
     # Its longest ASCII word, lowercased: an ASCII line without it cannot match.

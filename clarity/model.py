@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -42,8 +42,7 @@ ACTION_FOR: dict[PlanClass, Action] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     """The two frontmatter keys the rules look at."""
 
     status: str | None = None
@@ -92,8 +91,7 @@ class PlanFacts(NamedTuple):
         return self.folder / self.name
 
 
-@dataclass(frozen=True, slots=True)
-class Skipped:
+class Skipped(NamedTuple):
     """A file in the plans directory that was not classified, and why."""
 
     path: Path
@@ -116,29 +114,26 @@ class Verdict(NamedTuple):
         return self.facts.name
 
 
-@dataclass(frozen=True, slots=True)
-class Thresholds:
+class Thresholds(NamedTuple):
     stale_days: float = 7.0
     stale_bytes: int = 2048
     dormant_days: float = 14.0
 
 
-@dataclass(frozen=True, slots=True)
-class Retention:
+class Retention(NamedTuple):
     """How old a plan may get before Claude Code deletes it at its next start (SPEC 9)."""
 
     days: float
     source: str  # where the figure came from, for the report
 
 
-@dataclass(frozen=True, slots=True)
-class ScanReport:
+class ScanReport(NamedTuple):
     plans_dir: Path
     archive_dir: Path
     now: datetime
     verdicts: tuple[Verdict, ...]
     skipped: tuple[Skipped, ...]
-    advice: Mapping[str, Advice] = field(default_factory=dict)  # dormant plans, by name
+    advice: Mapping[str, Advice] = MappingProxyType({})  # dormant plans, by name
     agent: AgentUsage | None = None  # set when the agent was asked for
     retention: Retention | None = None  # None when not looked up (hand-made reports)
     notes: tuple[str, ...] = ()  # things the reader of the report should know

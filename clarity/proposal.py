@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
 from clarity.model import (
@@ -33,8 +32,7 @@ from clarity.state import DirState, write_atomic
 PROPOSAL_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class ProposedFile:
+class ProposedFile(NamedTuple):
     name: str
     stamp: FileStamp
     sha256: str
@@ -69,8 +67,7 @@ class ProposedFile:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ProposedGroup:
+class ProposedGroup(NamedTuple):
     """A plan to archive or trash, and the sub-plans that go with it."""
 
     action: Action
@@ -82,8 +79,7 @@ class ProposedGroup:
         return (self.plan, *self.subplans)
 
 
-@dataclass(frozen=True, slots=True)
-class Proposal:
+class Proposal(NamedTuple):
     id: str
     plans_dir: Path
     archive_dir: Path

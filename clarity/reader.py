@@ -12,9 +12,8 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.model import FileStamp, PlanFacts, Skipped
 from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
@@ -45,8 +44,7 @@ class NotARegularFile(Exception):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class DirectoryListing:
+class DirectoryListing(NamedTuple):
     plans: tuple[PlanFacts, ...]
     skipped: tuple[Skipped, ...]
 
@@ -203,8 +201,7 @@ def read_plan(path: Path) -> PlanFacts:
     return _read(path, path.parent, path.name)
 
 
-@dataclass(frozen=True, slots=True)
-class Fingerprint:
+class Fingerprint(NamedTuple):
     """A plan's stamp and the sha256 of all its bytes."""
 
     stamp: FileStamp

@@ -19,16 +19,14 @@ import json
 import mmap
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 PLAN_PATH_KEY = "planFilePath"
 EDITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 
 
-@dataclass(frozen=True, slots=True)
-class PlanSessions:
+class PlanSessions(NamedTuple):
     """What the transcripts say about the plans of one plans directory."""
 
     in_use: Mapping[str, str]  # plan name -> the session that used it most recently
@@ -37,8 +35,7 @@ class PlanSessions:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class _Transcript:
+class _Transcript(NamedTuple):
     path: Path
     mtime: float
     session: str  # the session the file belongs to, from its place in the tree

@@ -19,9 +19,8 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.errors import ClarityError
 from clarity.locations import state_dir
@@ -64,8 +63,7 @@ def _folder_name(plans_dir: Path) -> str:
     return f"{readable}-{digest}"
 
 
-@dataclass(frozen=True, slots=True)
-class DirState:
+class DirState(NamedTuple):
     """The state folder of one plans directory (keyed by its real path)."""
 
     root: Path

@@ -41,7 +41,9 @@ def print_scan_report(report: ScanReport, output_format: Format) -> None:
 
         from clarity.render.table_report import print_scan
 
-        print_scan(report, Console())
+        # No automatic highlighting: the report styles what matters itself, and
+        # rich's highlighter compiles a score of regexes (9 ms of each run).
+        print_scan(report, Console(highlight=False))
     else:
         sys.stdout.write(scan_report_text(report, output_format))
 
@@ -63,7 +65,10 @@ def scan_report_text(report: ScanReport, output_format: Format) -> str:
     from clarity.render.table_report import print_scan
 
     buffer = io.StringIO()
-    print_scan(report, Console(file=buffer, width=120, color_system=None, force_terminal=False))
+    print_scan(
+        report,
+        Console(file=buffer, width=120, color_system=None, force_terminal=False, highlight=False),
+    )
     return buffer.getvalue()
 
 

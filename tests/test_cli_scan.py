@@ -302,6 +302,29 @@ def test_python_dash_m_and_help(tmp_path: Path) -> None:
         assert command in helped.stdout
 
 
+def test_a_run_that_builds_only_its_command_parses_like_the_whole_app(cli) -> None:
+    """main() builds only the command argv names; help and mistakes must not notice."""
+    from clarity.cli import app, command_name
+
+    every = {command_name(info) for info in app.registered_commands}
+    listed = cli("--help")
+    assert listed.exit_code == 0
+    assert every <= set(listed.stdout.replace("│", " ").split())  # every command listed
+    helped = cli("scan", "--help")
+    assert helped.exit_code == 0
+    assert "Usage: clarity scan [OPTIONS]" in helped.stdout
+    assert "--plans-dir" in helped.stdout
+    typo = cli("scna")
+    assert typo.exit_code == 2
+    assert "No such command 'scna'. Did you mean 'scan'?" in typo.stderr
+    wrong = cli("scan", "--nope")
+    assert wrong.exit_code == 2
+    assert "No such option: --nope" in wrong.stderr
+    nested = cli("schedule", "--help")
+    assert nested.exit_code == 0
+    assert "Usage: clarity schedule" in nested.stdout
+
+
 def test_piping_into_a_closed_reader_is_quiet(tmp_path: Path) -> None:
     make_files(tmp_path / "plans", {f"p{i}.md": Plan(f"# plan {i}\n", i % 30) for i in range(300)})
     read_fd, write_fd = os.pipe()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +31,7 @@ def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> Sca
         answer = advisor.review(PlanText(verdict.name, text))
         if answer is not None:
             advice[verdict.name] = answer
-    return dataclasses.replace(report, advice=advice, agent=advisor.usage)
+    return report._replace(advice=advice, agent=advisor.usage)
 
 
 def archive_summarizer(advisor: Advisor, plan_bytes: int) -> Summarizer:
