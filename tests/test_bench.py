@@ -67,11 +67,15 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     result = json.loads(out.read_text())
     names = [figure["name"] for figure in result["figures"]]
     assert names == [
-        "scan --json, 30 plans",
-        "scan --json, 300 plans",
-        "scan --json, 300 plans vs 30 plans",
+        "first scan, 30 plans",
+        "first scan, 300 plans",
+        "first scan, 300 plans vs 30 plans",
+        "repeat scan, 30 plans",
+        "repeat scan, 300 plans",
+        "repeat scan, 300 plans vs 30 plans",
         "scan, empty dir vs import typer, rich",
-        "apply --rescan --yes, 30 plans",
+        "apply --rescan --yes, 30 plans, first scan",
+        "apply --rescan --yes, 30 plans, repeat scan",
     ]
     for figure in result["figures"]:
         assert figure["ratio"] == figure["clarity_median_s"] / figure["baseline_median_s"]
