@@ -36,10 +36,19 @@ _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
 RACY_NS = 2_000_000_000  # FAT keeps mtimes to 2 s; every other filesystem is finer
 
-# One entry: stamp fields, then the facts (the order of Entry's fields below).
+# One entry, a plain tuple (what marshal stores): the four FileStamp fields, then
+# mtime, title, last line, frontmatter status and pinned, warnings, sha256.
 Entry = tuple[
     int, int, int, int, float, str | None, str | None, str | None, bool, tuple[str, ...], str | None
 ]
+
+
+def _stamp(entry: Entry) -> tuple[int, int, int, int]:
+    return entry[:4]
+
+
+def _with_sha256(entry: Entry, sha256: str) -> Entry:
+    return (*entry[:10], sha256)
 
 
 def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
@@ -107,7 +116,7 @@ class FactsCache:
     def recall(self, name: str, folder: Path, info: os.stat_result) -> PlanFacts | None:
         """The facts of name if the file is as it was when they were read (info: its lstat)."""
         entry = self._known.get(name)
-        if entry is None or entry[:4] != (
+        if entry is None or _stamp(entry) != (
             info.st_size,
             info.st_mtime_ns,
             info.st_ino,
@@ -128,8 +137,8 @@ class FactsCache:
         """Remember sha256s worked out after reading (a big plan is hashed only if it moves)."""
         for name, stamp, sha256 in hashed:
             entry = self._kept.get(name)
-            if entry is not None and entry[10] is None and entry[:4] == stamp:
-                self._kept[name] = (*entry[:10], sha256)
+            if entry is not None and entry[-1] is None and _stamp(entry) == stamp:
+                self._kept[name] = _with_sha256(entry, sha256)
 
     def save(self, path: Path) -> None:
         """Write what this scan saw, if it differs from what was loaded; a failure is ignored.
