@@ -31,6 +31,10 @@ from pathlib import Path
 
 from clarity.model import NO_FRONTMATTER, FileStamp, Frontmatter, PlanFacts
 
+# On Windows st_ctime is the creation time, which a rewrite does not move: a
+# same-size rewrite with its mtime put back would look unchanged. No cache there.
+USABLE = sys.platform != "win32"
+
 CACHE_FORMAT = 1
 _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
