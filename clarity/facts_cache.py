@@ -30,9 +30,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from clarity.model import NO_FRONTMATTER, FileStamp, Frontmatter, PlanFacts
+from clarity.state import write_atomic
 
 # On Windows st_ctime is the creation time, which a rewrite does not move: a
-# same-size rewrite with its mtime put back would look unchanged. No cache there.
+# same-size rewrite with its mtime put back would look unchanged. There the
+# cache loads nothing and learns nothing, so every scan reads every plan.
 USABLE = sys.platform != "win32"
 
 CACHE_FORMAT = 1
@@ -112,7 +114,7 @@ class FactsCache:
 
         started_ns: when the scan that uses it started (default: now).
         """
-        return cls(_entries(path), started_ns)
+        return cls(_entries(path) if USABLE else {}, started_ns)
 
     def __bool__(self) -> bool:
         return bool(self._known)
@@ -120,12 +122,7 @@ class FactsCache:
     def recall(self, name: str, folder: Path, info: os.stat_result) -> PlanFacts | None:
         """The facts of name if the file is as it was when they were read (info: its lstat)."""
         entry = self._known.get(name)
-        if entry is None or _stamp(entry) != (
-            info.st_size,
-            info.st_mtime_ns,
-            info.st_ino,
-            info.st_ctime_ns,
-        ):  # FileStamp.of(info), without making one for each plan
+        if entry is None or _stamp(entry) != FileStamp.of(info):
             return None
         self._kept[name] = entry
         return _facts(name, folder, entry)
@@ -133,9 +130,10 @@ class FactsCache:
     def learn(self, facts: PlanFacts) -> None:
         """Remember facts just read, unless their file changed too recently to trust."""
         stamp = facts.stamp
-        if stamp is None or max(stamp.mtime_ns, stamp.ctime_ns) >= self._trusted_before:
+        if not USABLE or stamp is None:
             return
-        self._kept[facts.name] = _entry(facts, stamp)
+        if max(stamp.mtime_ns, stamp.ctime_ns) < self._trusted_before:
+            self._kept[facts.name] = _entry(facts, stamp)
 
     def learn_hashes(self, hashed: Iterable[tuple[str, FileStamp, str]]) -> None:
         """Remember sha256s worked out after reading (a big plan is hashed only if it moves)."""
@@ -152,11 +150,6 @@ class FactsCache:
         if self._kept == self._known:
             return
         payload = marshal.dumps((_version(), self._kept))
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
+        with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
-            temp.write_bytes(_MAGIC + hashlib.sha256(payload).digest() + payload)
-            temp.replace(path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                temp.unlink()
+            write_atomic(path, _MAGIC + hashlib.sha256(payload).digest() + payload, durable=False)

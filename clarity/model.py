@@ -148,12 +148,8 @@ class ScanReport(NamedTuple):
     def age_days(self, verdict: Verdict) -> float:
         return (self.now.timestamp() - verdict.facts.mtime) / 86400
 
-    def days_left(self, verdict: Verdict, age_days: float | None = None) -> float | None:
-        """Days until Claude Code deletes a plan that stays put; None for plans apply moves.
-
-        age_days: the plan's, if the caller has worked it out already.
-        """
+    def days_left(self, verdict: Verdict) -> float | None:
+        """Days until Claude Code deletes a plan that stays put; None for plans apply moves."""
         if self.retention is None or verdict.action in MOVING_ACTIONS:
             return None
-        age = self.age_days(verdict) if age_days is None else age_days
-        return self.retention.days - age
+        return self.retention.days - self.age_days(verdict)

@@ -259,6 +259,18 @@ def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
                 yield entry
 
 
+def _plan_facts(entry: os.DirEntry[str], plans_dir: Path, cache: FactsCache | None) -> PlanFacts:
+    """What the cache recalls of an unchanged plan, else what reading it gives."""
+    if cache:  # an empty cache recalls nothing: no lstat before each read
+        known = cache.recall(entry.name, plans_dir, entry.stat(follow_symlinks=False))
+        if known is not None:
+            return known
+    facts = _read(entry.path, plans_dir, entry.name)
+    if cache is not None:
+        cache.learn(facts)
+    return facts
+
+
 def read_plans_dir(
     plans_dir: Path, progress: Progress | None = None, cache: FactsCache | None = None
 ) -> DirectoryListing:
@@ -268,7 +280,6 @@ def read_plans_dir(
     passed over silently; links and unreadable files are listed as skipped.
     A plan the cache knows, unchanged since, is stat'ed and not read.
     """
-    recall = cache.recall if cache else None  # an empty cache: no stat before each read
     plans: list[PlanFacts] = []
     skipped: list[Skipped] = []
     entries = list(_candidates(plans_dir))
@@ -282,14 +293,7 @@ def read_plans_dir(
                 continue
             if entry.is_dir(follow_symlinks=False):
                 continue
-            facts = (
-                recall(entry.name, plans_dir, entry.stat(follow_symlinks=False)) if recall else None
-            )
-            if facts is None:
-                facts = _read(entry.path, plans_dir, entry.name)
-                if cache is not None:
-                    cache.learn(facts)
-            plans.append(facts)
+            plans.append(_plan_facts(entry, plans_dir, cache))
         except NotARegularFile:
             skipped.append(Skipped(plans_dir / entry.name, "not a regular file"))
         except FileNotFoundError:

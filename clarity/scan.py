@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from clarity import facts_cache
 from clarity.classifier import Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
@@ -111,10 +110,9 @@ def scan_and_propose(
     What this scan read and hashed is remembered for the next one; the
     proposal is the caller's to record.
     """
-    cache = FactsCache.load(state.facts_cache_file) if facts_cache.USABLE else None
+    cache = FactsCache.load(state.facts_cache_file)
     report = scan(settings, now, current, session, progress, cache)
     proposal = build_proposal(report, progress)
-    if cache is not None:
-        cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)
-        cache.save(state.facts_cache_file)
+    cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)
+    cache.save(state.facts_cache_file)
     return report, proposal

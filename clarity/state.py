@@ -45,15 +45,26 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace path with data: readers see the old file or the new one, never half."""
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace path with data: readers see the old file or the new one, never half.
+
+    durable: on disk before this returns (fsync). A cache can do without.
+    A write that fails leaves no temp file behind.
+    """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with temp.open("wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-    temp.replace(path)
-    fsync_dir(path.parent)
+    try:
+        with temp.open("wb") as stream:
+            stream.write(data)
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
+        temp.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    if durable:
+        fsync_dir(path.parent)
 
 
 def _folder_name(plans_dir: Path) -> str:

@@ -20,9 +20,12 @@ _VALUES: dict[Any, str] = {
 }  # an enum's .value is a property lookup; a dict is a quarter of the cost
 
 
-def _plan(report: ScanReport, verdict: Verdict, folder: str, now: float) -> dict[str, Any]:
+def _iso(timestamp: float, like: datetime) -> str:
+    return datetime.fromtimestamp(timestamp, tz=like.tzinfo).isoformat()
+
+
+def _plan(report: ScanReport, verdict: Verdict, folder: str) -> dict[str, Any]:
     facts = verdict.facts
-    age = (now - facts.mtime) / 86400  # report.age_days, with now.timestamp() worked out once
     plan: dict[str, Any] = {
         "name": facts.name,
         "path": folder + facts.name,  # str(facts.path), without making a Path per plan
@@ -30,24 +33,23 @@ def _plan(report: ScanReport, verdict: Verdict, folder: str, now: float) -> dict
         "action": _VALUES[verdict.action],
         "reason": verdict.reason,
         "size": facts.size,
-        "mtime": datetime.fromtimestamp(facts.mtime, tz=report.now.tzinfo).isoformat(),
-        "age_days": round(age, 2),
+        "mtime": _iso(facts.mtime, report.now),
+        "age_days": round(report.age_days(verdict), 2),
         "title": facts.title,
         "parent": verdict.parent,
         "subplans": list(verdict.subplans),
         "warnings": list(facts.warnings),
     }
-    left = report.days_left(verdict, age)
+    left = report.days_left(verdict)
     if left is not None:
         plan["cleanup_in_days"] = round(left, 2)  # until Claude Code's own cleanup deletes it
-    if report.advice:
-        advice = report.advice.get(verdict.name)
-        if advice is not None:
-            plan["advice"] = {
-                "verdict": advice.verdict,
-                "reason": advice.reason,
-                "confidence": advice.confidence,
-            }
+    advice = report.advice.get(verdict.name)
+    if advice is not None:
+        plan["advice"] = {
+            "verdict": advice.verdict,
+            "reason": advice.reason,
+            "confidence": advice.confidence,
+        }
     return plan
 
 
@@ -68,13 +70,12 @@ def agent_document(usage: AgentUsage | None) -> dict[str, Any] | None:
 def scan_document(report: ScanReport) -> dict[str, Any]:
     # The folder ending in its separator: a plan's path is folder + name.
     folder = os.path.join(report.plans_dir, "")  # noqa: PTH118 - Path drops the separator
-    now = report.now.timestamp()
     document = {
         "schema_version": SCHEMA_VERSION,
         "plans_dir": str(report.plans_dir),
         "archive_dir": str(report.archive_dir),
         "now": report.now.isoformat(),
-        "plans": [_plan(report, verdict, folder, now) for verdict in report.verdicts],
+        "plans": [_plan(report, verdict, folder) for verdict in report.verdicts],
         "counts": report.counts(),
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
         "notes": list(report.notes),
