@@ -18,13 +18,9 @@ from clarity.archive import check_archive_dir
 from clarity.classifier import CURRENT_REASON, in_use_reason
 from clarity.config import Settings
 from clarity.errors import ClarityError
-from clarity.executor.apply import (
-    Summarizer,
-    apply_groups,
-    extractive_summary,
-    settled_names,
-)
+from clarity.executor.apply import apply_groups, settled_names
 from clarity.executor.journal import read_runs
+from clarity.executor.mover import Summarizer, extractive_summary
 from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport
 from clarity.executor.undo import UndoPlan, plan_undo, undo

@@ -75,7 +75,9 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "repeat scan, 300 plans vs 30 plans",
         "scan, empty dir vs import typer, rich",
         "apply --rescan --yes, 30 plans, first scan",
+        "apply --rescan --yes, 30 plans, first scan, vs batched floor",
         "apply --rescan --yes, 30 plans, repeat scan",
+        "apply --rescan --yes, 30 plans, repeat scan, vs batched floor",
     ]
     for figure in result["figures"]:
         assert figure["ratio"] == figure["clarity_median_s"] / figure["baseline_median_s"]

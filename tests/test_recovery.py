@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
+from clarity.executor.mover import BATCH_MOVES
 from tests.conftest import NOW_ISO, Plan, contents, make_files, run_process, trash_files
-from tests.corpus import leftovers
+from tests.corpus import leftovers, make_corpus
 
 CHILD = r"""
-import errno, os, signal, sys
+import errno, json, os, signal, sys
 moment, plans_dir = sys.argv[1], sys.argv[2]
 real_rename, real_unlink, real_fsync = os.rename, os.unlink, os.fsync
 
@@ -29,9 +30,28 @@ def die():
 def in_plans(path):
     return os.path.dirname(os.fsdecode(path)) == plans_dir
 
+synced = {}  # journal path -> its size at its latest fsync
+
+def journal_path(fd):
+    path = os.readlink(f"/proc/self/fd/{fd}")
+    return path if path.endswith(".jsonl") and "/runs/" in path else None
+
+def check_announced(src):  # the move of src must be in a journal's synced part
+    src = os.fsdecode(src)
+    for path, size in synced.items():
+        with open(path, "rb") as stream:
+            for line in stream.read(size).splitlines():
+                record = json.loads(line)
+                if record.get("op") == "intent" and record.get("src") == src:
+                    return
+    sys.stderr.write(f"moved before its intent was on disk: {src}\n")
+    os._exit(3)
+
 def rename(src, dst, *args, **kwargs):
     if moment.startswith("cross") and in_plans(src):
         raise OSError(errno.EXDEV, "cross-device link", src)
+    if moment == "durable-before-move" and in_plans(src):
+        check_announced(src)
     real_rename(src, dst, *args, **kwargs)
     dst = os.fsdecode(dst)
     if moment == "after-rename" and in_plans(src) and "-agent-" not in dst:
@@ -50,6 +70,10 @@ def fsync(fd):
     real_fsync(fd)
     if moment == "cross-mid-copy" and os.readlink(f"/proc/self/fd/{fd}").endswith("-partial"):
         die()
+    if (journal := journal_path(fd)) is not None:
+        synced[journal] = os.fstat(fd).st_size
+        if moment == "after-announce" and b'"op": "intent"' in open(journal, "rb").read():
+            die()  # the batch's intents are on disk; nothing has moved
 
 os.rename, os.unlink, os.fsync = rename, unlink, fsync
 from clarity.cli import main
@@ -63,15 +87,19 @@ PLANS = {
 }
 
 
-def killed(moment: str, plans_dir: Path, *args: str) -> None:
-    child = subprocess.run(
+def child(moment: str, plans_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-c", CHILD, moment, str(plans_dir), *args],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
     )
-    assert child.returncode == -9, child.stderr  # it really was killed at that moment
+
+
+def killed(moment: str, plans_dir: Path, *args: str) -> None:
+    process = child(moment, plans_dir, *args)
+    assert process.returncode == -9, process.stderr  # it really was killed at that moment
 
 
 @pytest.fixture
@@ -178,3 +206,36 @@ def test_a_killed_hand_archive_is_finished_by_the_next_command_and_undone_whole(
     undo = run_process("undo", "--plans-dir", str(plans_dir), "--yes")
     assert undo.exit_code == 0, undo.stderr
     assert sorted(p.name for p in plans_dir.iterdir()) == sorted(["idle.md", *PLANS])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/fd")
+def test_an_apply_killed_once_its_batch_is_announced_is_rolled_back_then_redone(
+    scanned: Path, isolated_home: Path
+) -> None:
+    original = contents(scanned)
+    killed("after-announce", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    assert contents(scanned) == original  # nothing had moved
+
+    scan = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
+    assert "0 move(s) finished, 3 rolled back" in scan.stderr
+    finish = run_process("apply", "--plans-dir", str(scanned), "--yes")
+    assert finish.exit_code == 0, finish.stderr
+    records = _settled(scanned, isolated_home, original)
+    assert [record["name"] for record in records] == ["done.md"]
+    assert sorted(path.name for path in scanned.iterdir()) == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/fd")
+def test_every_move_is_announced_on_disk_before_it_starts(
+    plans_dir: Path, isolated_home: Path
+) -> None:
+    original = make_corpus(plans_dir, BATCH_MOVES * 2 + 30)
+    assert run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    process = child(
+        "durable-before-move", plans_dir, "apply", "--plans-dir", str(plans_dir), "--yes"
+    )
+    assert process.returncode == 0, process.stderr
+    archive = plans_dir.parent / "plans-archive"
+    quarters = [folder for folder in archive.iterdir() if folder.is_dir()]
+    assert contents(plans_dir, *quarters, trash_files(isolated_home)) == original
+    assert len(list(plans_dir.iterdir())) < len(original) - BATCH_MOVES * 2  # several batches

@@ -11,7 +11,7 @@ from clarity.reader import NotARegularFile, read_opening
 from clarity.summary import extract_summary
 
 if TYPE_CHECKING:
-    from clarity.executor.apply import Summarizer
+    from clarity.executor.mover import Summarizer
 
 # Read past the size cap so that a secret straddling it is redacted whole
 # before the text is cut, and so the prompt can say the plan was cut.

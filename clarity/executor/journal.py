@@ -6,12 +6,14 @@ folder. Records, in the order they are written:
     begin    {run, kind, plans_dir, archive_dir, proposal, undoes, started_at}
     group    {group, action, folder, planned: [file...]}   before a group moves (apply)
     intent   {seq, op, name, src, dst, sha256, size, group, ...}  before a move
-    done     {seq, dst, info}      after it; `failed` {seq, error}; `rolled_back` {seq, reason}
+    done     {seq, dst, info}      after it; `failed` {seq, error}; `rolled_back` {seq, error}
     skip     {name, action, reason}
     end      {interrupted, at}
 
-An intent with no outcome is a move a kill interrupted: recovery looks at the
-files to learn whether it happened, and writes the outcome itself. A torn
+An intent with no outcome is a move a kill interrupted (or one announced in
+the same batch that had not started): recovery looks at the files to learn
+whether it happened, and writes the outcome itself. `rolled_back` also closes
+an announced move that was called off: its file changed, or its plan stayed. A torn
 last line (killed mid-write) is ignored: its move had not started.
 """
 
@@ -199,9 +201,16 @@ class Journal:
         if sync:
             os.fsync(self._fd)
 
-    def intent(self, intent: Intent) -> None:
+    def sync(self) -> None:
+        """Every record written so far is on disk."""
+        os.fsync(self._fd)
+
+    def intent(self, intent: Intent, *, sync: bool = True) -> None:
+        """Announce a move. It must be on disk before the move starts: with sync,
+        or by a later `sync` (one fsync for a batch of intents)."""
         self.write(
             "intent",
+            sync=sync,
             seq=intent.seq,
             kind=intent.op,
             name=intent.name,

@@ -22,8 +22,9 @@ from clarity.archive import (
     remove_from_index,
     write_index_md,
 )
-from clarity.executor.apply import GroupMover, group_from_record, settled_names
+from clarity.executor.apply import group_from_record, settled_names
 from clarity.executor.journal import MOVING_RUNS, Intent, Journal, Outcome, RunLog, read_run
+from clarity.executor.mover import GroupMover
 from clarity.executor.moves import partial_path, same_bytes
 from clarity.executor.trash import freedesktop, locate
 from clarity.model import Action
@@ -101,7 +102,8 @@ def _finish_apply(log: RunLog, journal: Journal) -> None:
             if (log.name, relative_path(plan_dst, archive_dir)) in indexed:
                 continue  # finished and indexed before the kill
         done = {p.name: moved[p.name] for p, _ in planned if p.name in moved}
-        mover.finish(group, [(p, dst) for p, dst in planned if p.name not in left_alone], done)
+        mover.resume(group, [(p, dst) for p, dst in planned if p.name not in left_alone], done)
+    mover.flush()
     if archived:
         mover.records[:] = [r for r in mover.records if record_key(r) not in indexed]
         mover.write_index()

@@ -1,0 +1,312 @@
+"""Moving groups of files, with a journal record before and after each move.
+
+A group is a plan and the sub-plans that follow it. Before a group moves,
+its plan and destinations go into the journal (`group`), and each file gets
+an `intent`; after each move, its outcome. Intents are announced a batch of
+groups at a time and made durable by one fsync before any of them moves:
+one fsync per move was most of an apply's time. Each file is checked again
+just before it moves; one that changed after it was announced stays, and
+its intent is closed as `rolled_back`. Apply and recovery share the mover.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from clarity.archive import ArchivedFile, append_index, free_name, index_record, quarter
+from clarity.executor.journal import Intent, Journal, Outcome
+from clarity.executor.moves import error_text, hash_file, move_file
+from clarity.executor.results import ActionResult, Status
+from clarity.executor.trash import send_to_trash
+from clarity.model import Action, FileStamp
+from clarity.progress import Tick
+from clarity.proposal import ProposedFile, ProposedGroup
+from clarity.reader import NotARegularFile, read_opening
+from clarity.summary import extract_summary
+
+
+def changed_reason(path: Path, expected: ProposedFile) -> str | None:
+    """Why the file at path is not the one the scan proposed to move (None: it is)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return "gone since the scan"
+    except OSError as error:
+        return f"cannot check it: {error.strerror or error}"
+    if stat.S_ISLNK(info.st_mode):
+        return "now a symlink (links are never followed)"
+    if not stat.S_ISREG(info.st_mode):
+        return "no longer a regular file"
+    stamp = FileStamp.of(info)
+    if stamp == expected.stamp:
+        return None
+    changed = "changed since the scan; scan again to review it"
+    if stamp.size != expected.stamp.size or stamp.mtime_ns != expected.stamp.mtime_ns:
+        return changed
+    try:
+        return None if hash_file(path) == expected.sha256 else changed
+    except OSError as error:
+        return f"cannot read it: {error.strerror or error}"
+
+
+Summarizer = Callable[[Path, str], tuple[str, str]]  # (archived file, name) -> (text, source)
+
+
+def extractive_summary(path: Path, name: str) -> tuple[str, str]:
+    try:
+        return extract_summary(read_opening(path)), "extract"
+    except (OSError, NotARegularFile):
+        return "", "extract"
+
+
+def _plan_stayed(group: ProposedGroup) -> str:
+    """Why a sub-plan stays: a plan that could not move keeps its sub-plans with it."""
+    verb = "archived" if group.action is Action.ARCHIVE else "trashed"
+    return f"its plan {group.plan.name} could not be {verb}"
+
+
+BATCH_MOVES = 128  # moves announced under one fsync of the journal
+
+
+@dataclass(slots=True)
+class _Announced:
+    """A group whose remaining moves are in the journal, waiting for their batch."""
+
+    group: ProposedGroup
+    moves: list[tuple[ProposedFile, Intent]] = field(default_factory=list)
+    moved: list[tuple[ProposedFile, Path | None]] = field(default_factory=list)  # earlier
+
+
+@dataclass
+class GroupMover:
+    """Moves groups and records each step; shared by apply and by recovery.
+
+    `run` (or `resume`) announces a group; its files move when the batch is
+    full or at `flush`, which the caller must call when it has no more groups.
+    """
+
+    journal: Journal
+    plans_dir: Path
+    archive_dir: Path
+    results: list[ActionResult] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    progress: Tick | None = None
+    summarize: Summarizer = extractive_summary
+    held: Mapping[str, str] = field(default_factory=dict)  # file name -> why it must stay
+    _folders: set[Path] = field(default_factory=set)  # archive folders made in this run
+    _taken: set[Path] = field(default_factory=set)  # archive names chosen in this run
+    _announced: list[_Announced] = field(default_factory=list)  # the batch not yet moved
+    _announced_moves: int = 0
+    indexed: bool = False  # whether this run added records to index.jsonl
+
+    def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
+        for proposed in files:
+            self.journal.write(
+                "skip", sync=False, name=proposed.name, action=group.action, reason=reason
+            )
+            self.results.append(
+                ActionResult(proposed.name, group.action.value, Status.SKIPPED, reason=reason)
+            )
+            self._tick()
+
+    def _tick(self) -> None:
+        if self.progress is not None:
+            self.progress(1)
+
+    def run(self, group: ProposedGroup) -> None:
+        """Check a group, choose its destinations and announce its moves."""
+        plan = group.plan
+        held = next((f for f in group.files if f.name in self.held), None)
+        if held is not None:  # a group moves whole or not at all
+            why = self.held[held.name]
+            self.flush()  # the batch first: results stay in the proposal's order
+            self.skip(group, [plan], why if held is plan else f"its sub-plan {held.name}: {why}")
+            self.skip(group, group.subplans, f"its plan {plan.name} was skipped")
+            return
+        reason = changed_reason(self.plans_dir / plan.name, plan)
+        if reason is not None:
+            self.flush()
+            self.skip(group, [plan], reason)
+            self.skip(group, group.subplans, f"its plan {plan.name} was skipped")
+            return
+        planned = self._plan_destinations(group)
+        if planned is None:
+            return
+        self.journal.write(
+            "group",
+            sync=False,  # on disk with the batch's fsync, before anything moves
+            group=plan.name,
+            action=group.action.value,
+            planned=[{**proposed.to_json(), "dst": dst} for proposed, dst in planned],
+        )
+        self._announce(group, planned, moved=[])
+
+    def resume(
+        self,
+        group: ProposedGroup,
+        planned: list[tuple[ProposedFile, Path | None]],
+        done: dict[str, Path | None],
+    ) -> None:
+        """Announce every planned file not yet settled; `done` holds those already moved."""
+        self._announce(
+            group,
+            [(proposed, dst) for proposed, dst in planned if proposed.name not in done],
+            moved=[(proposed, done[p]) for proposed, _ in planned if (p := proposed.name) in done],
+        )
+
+    def _plan_destinations(
+        self, group: ProposedGroup
+    ) -> list[tuple[ProposedFile, Path | None]] | None:
+        if group.action is not Action.ARCHIVE:
+            return [(proposed, None) for proposed in group.files]
+        folder = self.archive_dir / quarter(group.plan.stamp.mtime_ns)
+        try:
+            if folder not in self._folders:  # one mkdir per quarter, not one per group
+                folder.mkdir(parents=True, exist_ok=True)
+                self._folders.add(folder)
+        except OSError as error:
+            self.flush()
+            self._fail(group.plan, group.action, error_text(error))
+            self.skip(group, group.subplans, _plan_stayed(group))
+            return None
+        planned: list[tuple[ProposedFile, Path | None]] = []
+        for proposed in group.files:  # names no file has, nor any announced move takes
+            dst = free_name(folder, proposed.name, self._taken)
+            self._taken.add(dst)
+            planned.append((proposed, dst))
+        return planned
+
+    def _announce(
+        self,
+        group: ProposedGroup,
+        planned: list[tuple[ProposedFile, Path | None]],
+        moved: list[tuple[ProposedFile, Path | None]],
+    ) -> None:
+        announced = _Announced(group, moved=moved)
+        for proposed, dst in planned:
+            intent = Intent(
+                self.journal.next_seq(),
+                group.action.value,
+                proposed.name,
+                self.plans_dir / proposed.name,
+                dst,
+                proposed.sha256,
+                proposed.stamp.size,
+                group.plan.name,
+            )
+            self.journal.intent(intent, sync=False)  # durable with the batch's fsync
+            announced.moves.append((proposed, intent))
+        self._announced.append(announced)
+        self._announced_moves += len(announced.moves)
+        if self._announced_moves >= BATCH_MOVES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Make the announced intents durable with one fsync, then move their files."""
+        if not self._announced:
+            return
+        self.journal.sync()
+        batch, self._announced, self._announced_moves = self._announced, [], 0
+        for announced in batch:
+            self._carry_out(announced)
+
+    def _carry_out(self, announced: _Announced) -> None:
+        group, moved = announced.group, list(announced.moved)
+        for index, (proposed, intent) in enumerate(announced.moves):
+            is_plan = proposed is group.plan
+            # Checked again here: the file may have changed since it was announced.
+            reason = changed_reason(intent.src, proposed)
+            if reason is None:
+                moved_ok, where = self._move(group, proposed, intent)
+                if moved_ok:
+                    moved.append((proposed, where))
+                    continue
+                if not is_plan:
+                    continue
+                reason = _plan_stayed(group)
+            else:
+                self._withdraw(group, proposed, intent, reason)
+                if not is_plan:
+                    continue
+                reason = f"its plan {group.plan.name} was skipped"
+            for follower, its_intent in announced.moves[index + 1 :]:
+                self._withdraw(group, follower, its_intent, reason)  # it stays with its plan
+            break
+        if group.action is Action.ARCHIVE and moved and moved[0][0] is group.plan:
+            self.records.append(self._record(group, moved))
+
+    def _withdraw(
+        self, group: ProposedGroup, proposed: ProposedFile, intent: Intent, reason: str
+    ) -> None:
+        """An announced file that is not moved after all: its intent is closed, it is skipped."""
+        self.journal.outcome(intent.seq, Outcome("rolled_back", error=reason))
+        self.skip(group, [proposed], reason)
+
+    def _move(
+        self, group: ProposedGroup, proposed: ProposedFile, intent: Intent
+    ) -> tuple[bool, Path | None]:
+        """Move one announced file: whether it moved, and its new path (None: in a
+        trash clarity cannot see into)."""
+        src, dst, seq = intent.src, intent.dst, intent.seq
+        try:
+            if dst is not None:
+                move_file(src, dst, proposed.sha256)
+                outcome = Outcome("done", dst)
+            else:
+                entry = send_to_trash(src, proposed.sha256, proposed.stamp.size)
+                outcome = Outcome(
+                    "done",
+                    entry.file if entry else None,
+                    entry.info if entry else None,
+                )
+        except OSError as error:
+            text = error_text(error)
+            self.journal.outcome(seq, Outcome("failed", error=text))
+            self._fail(proposed, group.action, text)
+            return False, None
+        self.journal.outcome(seq, outcome)
+        self.results.append(
+            ActionResult(proposed.name, group.action.value, Status.DONE, outcome.dst)
+        )
+        self._tick()
+        return True, outcome.dst
+
+    def _fail(self, proposed: ProposedFile, action: Action, error: str) -> None:
+        self.results.append(ActionResult(proposed.name, action.value, Status.FAILED, error=error))
+        self._tick()
+
+    def _record(
+        self, group: ProposedGroup, moved: list[tuple[ProposedFile, Path | None]]
+    ) -> dict[str, Any]:
+        files = [
+            ArchivedFile(p.name, where, p.stamp.size, p.sha256, p.stamp.mtime_ns)
+            for p, where in moved
+            if where is not None
+        ]
+        summary, source = self.summarize(files[0].path, group.plan.name)
+        return index_record(
+            self.archive_dir,
+            self.journal.path.name,
+            files[0],
+            files[1:],
+            title=group.plan.title,
+            summary=summary,
+            summary_source=source,
+            original=self.plans_dir / group.plan.name,
+        )
+
+    def write_index(self) -> None:
+        """Append the records so far to index.jsonl.
+
+        INDEX.md is rendered from the whole index, so it is written once, at
+        the end of a run (and by recovery after a kill), not every 200 records.
+        """
+        if self.records:
+            append_index(self.archive_dir, self.records)
+            self.records.clear()
+            self.indexed = True
