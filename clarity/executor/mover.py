@@ -121,16 +121,9 @@ class GroupMover:
     def run(self, group: ProposedGroup) -> None:
         """Check a group, choose its destinations and announce its moves."""
         plan = group.plan
-        held = next((f for f in group.files if f.name in self.held), None)
-        if held is not None:  # a group moves whole or not at all
-            why = self.held[held.name]
-            self.flush()  # the batch first: results stay in the proposal's order
-            self.skip(group, [plan], why if held is plan else f"its sub-plan {held.name}: {why}")
-            self.skip(group, group.subplans, f"its plan {plan.name} was skipped")
-            return
-        reason = changed_reason(self.plans_dir / plan.name, plan)
+        reason = self._held_reason(group) or changed_reason(self.plans_dir / plan.name, plan)
         if reason is not None:
-            self.flush()
+            self.flush()  # the batch first: results stay in the proposal's order
             self.skip(group, [plan], reason)
             self.skip(group, group.subplans, f"its plan {plan.name} was skipped")
             return
@@ -145,6 +138,14 @@ class GroupMover:
             planned=[{**proposed.to_json(), "dst": dst} for proposed, dst in planned],
         )
         self._announce(group, planned, moved=[])
+
+    def _held_reason(self, group: ProposedGroup) -> str | None:
+        """Why a group must stay because one of its files is held: it moves whole or not at all."""
+        held = next((f for f in group.files if f.name in self.held), None)
+        if held is None:
+            return None
+        why = self.held[held.name]
+        return why if held is group.plan else f"its sub-plan {held.name}: {why}"
 
     def resume(
         self,
