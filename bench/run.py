@@ -388,6 +388,7 @@ def filesystem(path: Path) -> str:
 
 def render(result: dict[str, Any]) -> str:
     box = result["machine"]
+    width = max(len(figure["name"]) for figure in result["figures"])
     lines = [
         f"clarity benchmark: {box['cpu']}, {box['cores']} cores, {box['system']}, "
         f"Python {box['python']}, corpus on {box['filesystem']}",
@@ -398,7 +399,7 @@ def render(result: dict[str, Any]) -> str:
             for stats in result["corpora"].values()
         ),
         "",
-        f"{'measure':<50} {'clarity':>9} {'baseline':>9} {'ratio':>7}  target",
+        f"{'measure':<{width}} {'clarity':>9} {'baseline':>9} {'ratio':>7}  target",
     ]
     for figure in result["figures"]:
         target = figure["target"]
@@ -406,8 +407,8 @@ def render(result: dict[str, Any]) -> str:
             "" if target is None else f"<= {target:g}x " + ("ok" if figure["met"] else "MISSED")
         )
         lines.append(
-            f"{figure['name']:<50} {figure['clarity_median_s']:>8.3f}s "
-            f"{figure['baseline_median_s']:>8.3f}s {figure['ratio']:>6.2f}x  {verdict}"
+            f"{figure['name']:<{width}} {figure['clarity_median_s']:>8.3f}s "
+            f"{figure['baseline_median_s']:>8.3f}s {figure['ratio']:>6.2f}x  {verdict}".rstrip()
         )
         if figure["note"]:
             lines.append(f"{'':<4}{figure['note']}")
