@@ -29,13 +29,18 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from clarity.model import NO_FRONTMATTER, FileStamp, Frontmatter, PlanFacts
+from clarity.model import (
+    NO_FRONTMATTER,
+    STAMP_PROVES_UNCHANGED,
+    FileStamp,
+    Frontmatter,
+    PlanFacts,
+)
 from clarity.state import write_atomic
 
-# On Windows st_ctime is the creation time, which a rewrite does not move: a
-# same-size rewrite with its mtime put back would look unchanged. There the
+# Where a stamp cannot prove a file unchanged (Windows: see model.py), the
 # cache loads nothing and learns nothing, so every scan reads every plan.
-USABLE = sys.platform != "win32"
+USABLE = STAMP_PROVES_UNCHANGED
 
 CACHE_FORMAT = 1
 _MAGIC = b"clarity facts cache\n"

@@ -7,6 +7,7 @@ from facts, and a report is what a command returns for a renderer to print.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
@@ -56,7 +57,8 @@ class FileStamp(NamedTuple):
     """What stat says about a file: if none of it changed, neither did the bytes.
 
     Any write to a file moves its ctime, which no one can set by hand, so an
-    equal stamp is the cheap proof that a file is as it was when scanned.
+    equal stamp is the cheap proof that a file is as it was when scanned
+    (where `STAMP_PROVES_UNCHANGED`).
     """
 
     size: int
@@ -67,6 +69,12 @@ class FileStamp(NamedTuple):
     @classmethod
     def of(cls, info: os.stat_result) -> FileStamp:
         return cls(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+
+
+# On Windows st_ctime is the creation time, which a rewrite does not move: a
+# same-size rewrite with its mtime put back keeps its stamp. There an equal
+# stamp proves nothing, and only the bytes can say a file is unchanged.
+STAMP_PROVES_UNCHANGED = sys.platform != "win32"
 
 
 # Value objects are NamedTuples, not frozen dataclasses: just as immutable, but

@@ -23,7 +23,7 @@ from clarity.executor.journal import Intent, Journal, Outcome
 from clarity.executor.moves import error_text, hash_file, move_file
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
-from clarity.model import Action, FileStamp
+from clarity.model import STAMP_PROVES_UNCHANGED, Action, FileStamp
 from clarity.progress import Tick
 from clarity.proposal import ProposedFile, ProposedGroup
 from clarity.reader import NotARegularFile, read_opening
@@ -43,11 +43,12 @@ def changed_reason(path: Path, expected: ProposedFile) -> str | None:
     if not stat.S_ISREG(info.st_mode):
         return "no longer a regular file"
     stamp = FileStamp.of(info)
-    if stamp == expected.stamp:
+    if stamp == expected.stamp and STAMP_PROVES_UNCHANGED:
         return None
     changed = "changed since the scan; scan again to review it"
     if stamp.size != expected.stamp.size or stamp.mtime_ns != expected.stamp.mtime_ns:
         return changed
+    # Only ctime or inode moved (or, on Windows, nothing did): the bytes decide.
     try:
         return None if hash_file(path) == expected.sha256 else changed
     except OSError as error:
