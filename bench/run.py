@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus import NOW, CorpusStats, make_corpus
-from clarity.executor.mover import BATCH_MOVES
+from clarity.executor.journal import BATCH_MOVES
 from clarity.facts_cache import RACY_NS
 
 Command = Sequence[str]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from clarity.executor.mover import BATCH_MOVES
+from clarity.executor.journal import BATCH_MOVES
 from tests.conftest import NOW_ISO, Plan, contents, make_files, run_process, trash_files
 from tests.corpus import leftovers, make_corpus
 
@@ -50,8 +50,8 @@ def check_announced(src):  # the move of src must be in a journal's synced part
 def rename(src, dst, *args, **kwargs):
     if moment.startswith("cross") and in_plans(src):
         raise OSError(errno.EXDEV, "cross-device link", src)
-    if moment == "durable-before-move" and in_plans(src):
-        check_announced(src)
+    if moment == "durable-before-move" and (in_plans(src) or in_plans(dst)):
+        check_announced(src)  # an apply's move out, or an undo's move back
     real_rename(src, dst, *args, **kwargs)
     dst = os.fsdecode(dst)
     if moment == "after-rename" and in_plans(src) and "-agent-" not in dst:
@@ -152,13 +152,14 @@ def test_a_plan_killed_on_its_way_to_the_trash_is_found_there(
     assert (scanned / "stub.md").read_text() == "# stub\n"  # found again, and put back
 
 
+@pytest.mark.parametrize(("moment", "back"), [("after-restore", 1), ("after-announce", 0)])
 def test_a_killed_undo_is_settled_and_the_next_undo_finishes_it(
-    scanned: Path, isolated_home: Path
+    scanned: Path, isolated_home: Path, moment: str, back: int
 ) -> None:
     original = {path.name: path.read_bytes() for path in scanned.iterdir()}
     assert run_process("apply", "--plans-dir", str(scanned), "--yes").exit_code == 0
-    killed("after-restore", scanned, "undo", "--plans-dir", str(scanned), "--yes")
-    assert len(list(scanned.iterdir())) == 1
+    killed(moment, scanned, "undo", "--plans-dir", str(scanned), "--yes")
+    assert len(list(scanned.iterdir())) == back
 
     again = run_process("undo", "--plans-dir", str(scanned), "--yes", "--json")
     assert again.exit_code == 0, again.stderr
@@ -229,7 +230,9 @@ def test_an_apply_killed_once_its_batch_is_announced_is_rolled_back_then_redone(
 def test_every_move_is_announced_on_disk_before_it_starts(
     plans_dir: Path, isolated_home: Path
 ) -> None:
+    """Apply's moves out and undo's moves back, over several batches each."""
     original = make_corpus(plans_dir, BATCH_MOVES * 2 + 30)
+    before = {path.name: path.read_bytes() for path in plans_dir.iterdir()}
     assert run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
     process = child(
         "durable-before-move", plans_dir, "apply", "--plans-dir", str(plans_dir), "--yes"
@@ -239,3 +242,9 @@ def test_every_move_is_announced_on_disk_before_it_starts(
     quarters = [folder for folder in archive.iterdir() if folder.is_dir()]
     assert contents(plans_dir, *quarters, trash_files(isolated_home)) == original
     assert len(list(plans_dir.iterdir())) < len(original) - BATCH_MOVES * 2  # several batches
+
+    process = child(
+        "durable-before-move", plans_dir, "undo", "--plans-dir", str(plans_dir), "--yes"
+    )
+    assert process.returncode == 0, process.stderr
+    assert {path.name: path.read_bytes() for path in plans_dir.iterdir()} == before

@@ -29,6 +29,7 @@ from typing import Any
 from clarity.state import DirState, fsync_dir
 
 MOVING_RUNS = ("apply", "archive")  # run kinds that move plans out; undo reverses them
+BATCH_MOVES = 128  # moves announced under one fsync of the journal (apply and undo)
 
 
 def _path(value: str | None) -> Path | None:

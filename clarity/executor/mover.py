@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity.archive import ArchivedFile, append_index, free_name, index_record, quarter
-from clarity.executor.journal import Intent, Journal, Outcome
+from clarity.executor.journal import BATCH_MOVES, Intent, Journal, Outcome
 from clarity.executor.moves import error_text, hash_file, move_file
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
@@ -69,9 +69,6 @@ def _plan_stayed(group: ProposedGroup) -> str:
     """Why a sub-plan stays: a plan that could not move keeps its sub-plans with it."""
     verb = "archived" if group.action is Action.ARCHIVE else "trashed"
     return f"its plan {group.plan.name} could not be {verb}"
-
-
-BATCH_MOVES = 128  # moves announced under one fsync of the journal
 
 
 @dataclass(slots=True)

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clarity.archive import relative_path, remove_from_index, write_index_md
-from clarity.executor.journal import MOVING_RUNS, Intent, Journal, Outcome, read_runs
+from clarity.executor.journal import (
+    BATCH_MOVES,
+    MOVING_RUNS,
+    Intent,
+    Journal,
+    Outcome,
+    read_runs,
+)
 from clarity.executor.moves import error_text, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, restore
@@ -103,11 +110,14 @@ def _record_path(item: Restorable, archive_dir: Path) -> str | None:
 
 
 class _Undoer:
+    """Restores groups; like apply, it announces a batch of moves under one fsync."""
+
     def __init__(self, journal: Journal, plan: UndoPlan) -> None:
         self.journal = journal
         self.plan = plan
         self.results: list[ActionResult] = []
         self.unindex: set[tuple[str, str]] = set()
+        self._announced: list[tuple[Restorable, Intent]] = []  # the batch not yet moved
 
     def result(
         self,
@@ -125,20 +135,22 @@ class _Undoer:
     def run_group(self, items: list[Restorable]) -> None:
         back = [item for item in items if os.path.lexists(self.plan.plans_dir / item.name)]
         if back:
+            self.flush()  # the batch first: results stay in order
             names = ", ".join(item.name for item in back)
             for item in items:
                 reason = (
                     f"a file named {names} is in the plans dir again; "
                     f"left at {item.where or 'the trash'}"
                 )
-                self.journal.write("skip", name=item.name, action="restore", reason=reason)
+                self.journal.write(
+                    "skip", sync=False, name=item.name, action="restore", reason=reason
+                )
                 self.result(item, Status.SKIPPED, reason=reason)
             return
         for item in items:
-            self.restore(item)
+            self.announce(item)
 
-    def restore(self, item: Restorable) -> None:
-        dst = self.plan.plans_dir / item.name
+    def announce(self, item: Restorable) -> None:
         if item.where is None:
             error = (
                 "not found in the trash when it was trashed; restore it from the trash by hand"
@@ -146,37 +158,52 @@ class _Undoer:
                 else "this platform does not let clarity restore from its trash; "
                 "restore it from the trash by hand"
             )
+            self.flush()
             self.result(item, Status.FAILED, error=error)
             return
         info = item.outcome.info if item.from_trash else None
         record_path = _record_path(item, self.plan.archive_dir)
-        seq = self.journal.next_seq()
         extra: dict[str, object] = {"from_run": item.run, "from_seq": item.intent.seq}
         if info is not None:
             extra["info"] = info
         if record_path is not None:
             extra["record_path"] = record_path
-        self.journal.intent(
-            Intent(
-                seq,
-                "restore",
-                item.name,
-                item.where,
-                dst,
-                item.intent.sha256,
-                item.intent.size,
-                item.intent.group,
-                extra,
-            )
+        intent = Intent(
+            self.journal.next_seq(),
+            "restore",
+            item.name,
+            item.where,
+            self.plan.plans_dir / item.name,
+            item.intent.sha256,
+            item.intent.size,
+            item.intent.group,
+            extra,
         )
+        self.journal.intent(intent, sync=False)  # durable with the batch's fsync
+        self._announced.append((item, intent))
+        if len(self._announced) >= BATCH_MOVES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Make the announced intents durable with one fsync, then restore their files."""
+        if not self._announced:
+            return
+        self.journal.sync()
+        batch, self._announced = self._announced, []
+        for item, intent in batch:
+            self.restore(item, intent)
+
+    def restore(self, item: Restorable, intent: Intent) -> None:
+        src, dst, seq = intent.src, self.plan.plans_dir / item.name, intent.seq
         try:
-            if not os.path.lexists(item.where):
+            if not os.path.lexists(src):
                 place = "trash (was it emptied?)" if item.from_trash else "archive"
-                raise FileNotFoundError(0, f"no longer in the {place}", os.fspath(item.where))
+                raise FileNotFoundError(0, f"no longer in the {place}", os.fspath(src))
+            info = intent.extra.get("info")
             if info is not None:
-                restore(TrashedFile(item.where, info), dst)
+                restore(TrashedFile(src, Path(info)), dst)
             else:
-                move_file(item.where, dst)
+                move_file(src, dst)
         except OSError as error:
             text = error_text(error)
             self.journal.outcome(seq, Outcome("failed", error=text))
@@ -184,8 +211,8 @@ class _Undoer:
             return
         self.journal.outcome(seq, Outcome("done", dst))
         self.result(item, Status.DONE, destination=dst)
-        if record_path is not None:
-            self.unindex.add((item.run, record_path))
+        if (record_path := intent.extra.get("record_path")) is not None:
+            self.unindex.add((item.run, str(record_path)))
 
 
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
@@ -200,6 +227,7 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
     undoer = _Undoer(journal, plan)
     for items in _groups(plan.items).values():
         undoer.run_group(items)
+    undoer.flush()
     if undoer.unindex and plan.archive_dir.is_dir():
         remove_from_index(plan.archive_dir, undoer.unindex)
         write_index_md(plan.archive_dir)
