@@ -38,10 +38,6 @@ from clarity.model import (
 )
 from clarity.state import write_atomic
 
-# Where a stamp cannot prove a file unchanged (Windows: see model.py), the
-# cache loads nothing and learns nothing, so every scan reads every plan.
-USABLE = STAMP_PROVES_UNCHANGED
-
 CACHE_FORMAT = 1
 _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
@@ -119,7 +115,8 @@ class FactsCache:
 
         started_ns: when the scan that uses it started (default: now).
         """
-        return cls(_entries(path) if USABLE else {}, started_ns)
+        # Where a stamp cannot prove a file unchanged (Windows), it knows nothing.
+        return cls(_entries(path) if STAMP_PROVES_UNCHANGED else {}, started_ns)
 
     def __bool__(self) -> bool:
         return bool(self._known)
@@ -135,7 +132,7 @@ class FactsCache:
     def learn(self, facts: PlanFacts) -> None:
         """Remember facts just read, unless their file changed too recently to trust."""
         stamp = facts.stamp
-        if not USABLE or stamp is None:
+        if not STAMP_PROVES_UNCHANGED or stamp is None:
             return
         if max(stamp.mtime_ns, stamp.ctime_ns) < self._trusted_before:
             self._kept[facts.name] = _entry(facts, stamp)

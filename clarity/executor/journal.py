@@ -5,16 +5,18 @@ folder. Records, in the order they are written:
 
     begin    {run, kind, plans_dir, archive_dir, proposal, undoes, started_at}
     group    {group, action, folder, planned: [file...]}   before a group moves (apply)
-    intent   {seq, op, name, src, dst, sha256, size, group, ...}  before a move
+    intent   {seq, op, name, src, dst, sha256, size, group, ...}  before a move (synced
+             a batch at a time, before the batch's first move)
     done     {seq, dst, info}      after it; `failed` {seq, error}; `rolled_back` {seq, error}
     skip     {name, action, reason}
     end      {interrupted, at}
 
 An intent with no outcome is a move a kill interrupted (or one announced in
 the same batch that had not started): recovery looks at the files to learn
-whether it happened, and writes the outcome itself. `rolled_back` also closes
-an announced move that was called off: its file changed, or its plan stayed. A torn
-last line (killed mid-write) is ignored: its move had not started.
+whether it happened, and writes the outcome itself. `rolled_back` also
+closes an announced move that was called off: its file changed, or its plan
+stayed. A torn last line (killed mid-write) is ignored: its move had not
+started.
 """
 
 from __future__ import annotations

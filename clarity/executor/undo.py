@@ -49,6 +49,11 @@ class Restorable:
     def where(self) -> Path | None:
         return self.outcome.dst
 
+    @property
+    def trash_info(self) -> Path | None:
+        """The trash's record of a trashed file, which goes when the file comes back."""
+        return self.outcome.info if self.from_trash else None
+
 
 @dataclass(frozen=True, slots=True)
 class UndoPlan:
@@ -161,11 +166,10 @@ class _Undoer:
             self.flush()
             self.result(item, Status.FAILED, error=error)
             return
-        info = item.outcome.info if item.from_trash else None
         record_path = _record_path(item, self.plan.archive_dir)
         extra: dict[str, object] = {"from_run": item.run, "from_seq": item.intent.seq}
-        if info is not None:
-            extra["info"] = info
+        if item.trash_info is not None:
+            extra["info"] = item.trash_info
         if record_path is not None:
             extra["record_path"] = record_path
         intent = Intent(
@@ -199,9 +203,8 @@ class _Undoer:
             if not os.path.lexists(src):
                 place = "trash (was it emptied?)" if item.from_trash else "archive"
                 raise FileNotFoundError(0, f"no longer in the {place}", os.fspath(src))
-            info = intent.extra.get("info")
-            if info is not None:
-                restore(TrashedFile(src, Path(info)), dst)
+            if item.trash_info is not None:
+                restore(TrashedFile(src, item.trash_info), dst)
             else:
                 move_file(src, dst)
         except OSError as error:
@@ -211,8 +214,8 @@ class _Undoer:
             return
         self.journal.outcome(seq, Outcome("done", dst))
         self.result(item, Status.DONE, destination=dst)
-        if (record_path := intent.extra.get("record_path")) is not None:
-            self.unindex.add((item.run, str(record_path)))
+        if (record_path := _record_path(item, self.plan.archive_dir)) is not None:
+            self.unindex.add((item.run, record_path))
 
 
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
