@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from clarity.state import DirState, fsync_dir
 
 MOVING_RUNS = ("apply", "archive")  # run kinds that move plans out; undo reverses them
 BATCH_MOVES = 128  # moves announced under one fsync of the journal (apply and undo)
+
+T = TypeVar("T")
 
 
 def _path(value: str | None) -> Path | None:
@@ -208,12 +211,12 @@ class Journal:
         """Every record written so far is on disk."""
         os.fsync(self._fd)
 
-    def intent(self, intent: Intent, *, sync: bool = True) -> None:
-        """Announce a move. It must be on disk before the move starts: with sync,
-        or by a later `sync` (one fsync for a batch of intents)."""
+    def intent(self, intent: Intent) -> None:
+        """Announce a move. Not synced here: a `Batch` syncs its intents before
+        the first of its moves starts."""
         self.write(
             "intent",
-            sync=sync,
+            sync=False,
             seq=intent.seq,
             kind=intent.op,
             name=intent.name,
@@ -249,3 +252,35 @@ def _terminate_torn_line(path: Path, fd: int) -> None:
             stream.seek(size - 1)
             if stream.read(1) != b"\n":
                 os.write(fd, b"\n")
+
+
+class Batch(Generic[T]):
+    """Moves announced in the journal and not yet made: at most BATCH_MOVES.
+
+    The one place the journal's rule for moves is kept: every intent of a
+    batch is on disk, by one fsync, before the first of its moves starts.
+    """
+
+    def __init__(self, journal: Journal, carry_out: Callable[[T], None]) -> None:
+        self._journal = journal
+        self._carry_out = carry_out  # makes an item's moves and records their outcomes
+        self._items: list[T] = []
+        self._moves = 0
+
+    def announce(self, item: T, intents: Iterable[Intent]) -> None:
+        """Write the intents of item's moves; a full batch is then carried out."""
+        for intent in intents:
+            self._journal.intent(intent)
+            self._moves += 1
+        self._items.append(item)
+        if self._moves >= BATCH_MOVES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Make every announced intent durable with one fsync, then carry out each item."""
+        if not self._items:
+            return
+        self._journal.sync()
+        items, self._items, self._moves = self._items, [], 0
+        for item in items:
+            self._carry_out(item)

@@ -16,10 +16,10 @@ import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clarity.archive import ArchivedFile, append_index, free_name, index_record, quarter
-from clarity.executor.journal import BATCH_MOVES, Intent, Journal, Outcome
+from clarity.executor.journal import Batch, Intent, Journal, Outcome
 from clarity.executor.moves import error_text, hash_file, move_file
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
@@ -71,13 +71,12 @@ def _plan_stayed(group: ProposedGroup) -> str:
     return f"its plan {group.plan.name} could not be {verb}"
 
 
-@dataclass(slots=True)
-class _Announced:
+class _Announced(NamedTuple):
     """A group whose remaining moves are in the journal, waiting for their batch."""
 
     group: ProposedGroup
-    moves: list[tuple[ProposedFile, Intent]] = field(default_factory=list)
-    moved: list[tuple[ProposedFile, Path | None]] = field(default_factory=list)  # earlier
+    moves: list[tuple[ProposedFile, Intent]]
+    moved: list[tuple[ProposedFile, Path | None]]  # moved by an earlier run (recovery)
 
 
 @dataclass
@@ -98,9 +97,11 @@ class GroupMover:
     held: Mapping[str, str] = field(default_factory=dict)  # file name -> why it must stay
     _folders: set[Path] = field(default_factory=set)  # archive folders made in this run
     _taken: set[Path] = field(default_factory=set)  # archive names chosen in this run
-    _announced: list[_Announced] = field(default_factory=list)  # the batch not yet moved
-    _announced_moves: int = 0
+    _batch: Batch[_Announced] = field(init=False)  # announced groups not yet moved
     indexed: bool = False  # whether this run added records to index.jsonl
+
+    def __post_init__(self) -> None:
+        self._batch = Batch(self.journal, self._carry_out)
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
@@ -186,9 +187,8 @@ class GroupMover:
         planned: list[tuple[ProposedFile, Path | None]],
         moved: list[tuple[ProposedFile, Path | None]],
     ) -> None:
-        announced = _Announced(group, moved=moved)
-        for proposed, dst in planned:
-            intent = Intent(
+        intents = [
+            Intent(
                 self.journal.next_seq(),
                 group.action.value,
                 proposed.name,
@@ -198,21 +198,14 @@ class GroupMover:
                 proposed.stamp.size,
                 group.plan.name,
             )
-            self.journal.intent(intent, sync=False)  # durable with the batch's fsync
-            announced.moves.append((proposed, intent))
-        self._announced.append(announced)
-        self._announced_moves += len(announced.moves)
-        if self._announced_moves >= BATCH_MOVES:
-            self.flush()
+            for proposed, dst in planned
+        ]
+        moves = [(proposed, intent) for (proposed, _), intent in zip(planned, intents, strict=True)]
+        self._batch.announce(_Announced(group, moves, moved), intents)
 
     def flush(self) -> None:
-        """Make the announced intents durable with one fsync, then move their files."""
-        if not self._announced:
-            return
-        self.journal.sync()
-        batch, self._announced, self._announced_moves = self._announced, [], 0
-        for announced in batch:
-            self._carry_out(announced)
+        """Move every announced file: call it when there are no more groups."""
+        self._batch.flush()
 
     def _carry_out(self, announced: _Announced) -> None:
         group, moved = announced.group, list(announced.moved)

@@ -15,14 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clarity.archive import relative_path, remove_from_index, write_index_md
-from clarity.executor.journal import (
-    BATCH_MOVES,
-    MOVING_RUNS,
-    Intent,
-    Journal,
-    Outcome,
-    read_runs,
-)
+from clarity.executor.journal import MOVING_RUNS, Batch, Intent, Journal, Outcome, read_runs
 from clarity.executor.moves import error_text, move_file
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, restore
@@ -122,7 +115,7 @@ class _Undoer:
         self.plan = plan
         self.results: list[ActionResult] = []
         self.unindex: set[tuple[str, str]] = set()
-        self._announced: list[tuple[Restorable, Intent]] = []  # the batch not yet moved
+        self._batch: Batch[tuple[Restorable, Intent]] = Batch(journal, self.restore)
 
     def result(
         self,
@@ -183,21 +176,14 @@ class _Undoer:
             item.intent.group,
             extra,
         )
-        self.journal.intent(intent, sync=False)  # durable with the batch's fsync
-        self._announced.append((item, intent))
-        if len(self._announced) >= BATCH_MOVES:
-            self.flush()
+        self._batch.announce((item, intent), [intent])
 
     def flush(self) -> None:
-        """Make the announced intents durable with one fsync, then restore their files."""
-        if not self._announced:
-            return
-        self.journal.sync()
-        batch, self._announced = self._announced, []
-        for item, intent in batch:
-            self.restore(item, intent)
+        """Restore every announced file: call it when there are no more groups."""
+        self._batch.flush()
 
-    def restore(self, item: Restorable, intent: Intent) -> None:
+    def restore(self, announced: tuple[Restorable, Intent]) -> None:
+        item, intent = announced
         src, dst, seq = intent.src, self.plan.plans_dir / item.name, intent.seq
         try:
             if not os.path.lexists(src):
