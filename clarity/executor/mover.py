@@ -120,6 +120,8 @@ class GroupMover:
     def run(self, group: ProposedGroup) -> None:
         """Check a group, choose its destinations and announce its moves."""
         plan = group.plan
+        # A plan already known to have changed is not announced at all (it is
+        # checked again, like every file, just before it moves).
         reason = self._held_reason(group) or changed_reason(self.plans_dir / plan.name, plan)
         if reason is not None:
             self.flush()  # the batch first: results stay in the proposal's order
@@ -153,11 +155,9 @@ class GroupMover:
         done: dict[str, Path | None],
     ) -> None:
         """Announce every planned file not yet settled; `done` holds those already moved."""
-        self._announce(
-            group,
-            [(proposed, dst) for proposed, dst in planned if proposed.name not in done],
-            moved=[(proposed, done[p]) for proposed, _ in planned if (p := proposed.name) in done],
-        )
+        to_move = [(proposed, dst) for proposed, dst in planned if proposed.name not in done]
+        moved = [(p, done[p.name]) for p, _ in planned if p.name in done]
+        self._announce(group, to_move, moved)
 
     def _plan_destinations(
         self, group: ProposedGroup
