@@ -4,6 +4,9 @@
 - A marker is a whole phrase: no letter or digit directly before or after it.
 - `--` also matches an en or em dash, and the space after it is optional;
   any other space matches any run of white space.
+- A phrase (a marker of several words) that goes on to a purpose is not
+  terminal: "No further planning required to start P1." says the plan is
+  ready to start, not done.
 """
 
 from __future__ import annotations
@@ -31,15 +34,35 @@ _NOT_BEFORE_ALNUM = r"(?![^\W_])"
 _DASH = "(?:--|\u2013|\u2014)"
 
 
+# What makes a phrase marker a precondition rather than an end: it goes on to
+# what comes next ("required to start P1", "needed before we begin"), or says
+# the plan is ready for it ("; ready for implementation").
+_PURPOSE = re.compile(  # matched right after the marker, within its sentence
+    r"""[^.;!?]*?\b(?:
+        (?:to|then)\s+(?:start|begin|proceed|implement|kick|continue|move|go|get\s+started|
+            work|execute|tackle|launch|build|resume|code|develop|commence)\b
+        | (?:before|until|prior\s+to|in\s+order\s+to)\s+\w
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_READY = re.compile(r"\bready\s+(?:to|for)\b", re.IGNORECASE)  # anywhere after the marker
+
+
 class Marker(NamedTuple):
     text: str  # as configured: what a reason quotes
     pattern: re.Pattern[str]
     # Its longest ASCII word, lowercased: an ASCII line without it cannot match.
     # None when there is no such word (or the marker is not ASCII): always search.
     keyword: str | None = None
+    phrase: bool = False  # several words: may go on to a purpose (see _PURPOSE)
 
     def found_in(self, line: str) -> bool:
-        return self.pattern.search(line) is not None
+        """Whether the line ends a plan with this marker (a phrase's purpose excepted)."""
+        for match in self.pattern.finditer(line):
+            end = match.end()
+            if not (self.phrase and (_PURPOSE.match(line, end) or _READY.search(line, end))):
+                return True
+        return False
 
 
 def _is_capitals(text: str) -> bool:
@@ -77,7 +100,8 @@ def _keyword(text: str) -> str | None:
 def compile_marker(text: str) -> Marker:
     flags = 0 if _is_capitals(text) else re.IGNORECASE
     pattern = re.compile(_phrase_pattern(text.strip()), flags)
-    return Marker(text=text, pattern=pattern, keyword=_keyword(text))
+    phrase = len(text.split()) > 1 and not text.lstrip().startswith("--")
+    return Marker(text=text, pattern=pattern, keyword=_keyword(text), phrase=phrase)
 
 
 def compile_markers(texts: Iterable[str]) -> tuple[Marker, ...]:

@@ -134,3 +134,35 @@ def test_blank_markers_are_ignored() -> None:
 def test_nothing_matches_no_line() -> None:
     assert first_marker(MARKERS, None) is None
     assert first_marker(MARKERS, "") is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "No further planning required to start P1.",
+        "No further planning needed to begin implementation",
+        "No further planning is needed before we start",
+        "No code changes needed before the release",
+        "No further planning needed; ready for implementation.",
+        "no further planning required, ready to implement",
+        "No plan needed in order to proceed",
+    ],
+)
+def test_a_phrase_that_goes_on_to_a_purpose_is_not_terminal(line: str) -> None:
+    assert found(line) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "marker"),
+    [
+        ("No further planning needed.", "No further planning"),
+        ("No further planning.", "No further planning"),
+        ("No further planning. Start with P1 to begin.", "No further planning"),  # next sentence
+        ("No code changes to make", "No code changes"),
+        ("No code changes required", "No code changes"),
+        ("Migration -- Done, ready for review", "-- Done"),  # only phrases have a purpose
+        ("COMPLETED: ready for the next phase", "COMPLETED"),
+    ],
+)
+def test_a_phrase_that_ends_there_is_still_terminal(line: str, marker: str) -> None:
+    assert found(line) == marker
