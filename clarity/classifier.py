@@ -95,7 +95,27 @@ def classify_one(
     return _classify_one(facts, _Scan.of(rules, now, current, in_use or {}))
 
 
-def _classify_one(facts: PlanFacts, scan: _Scan) -> Verdict:
+def _age(facts: PlanFacts, scan: _Scan) -> float:
+    return (scan.now - facts.mtime) / SECONDS_PER_DAY
+
+
+def _small_and_old(facts: PlanFacts, scan: _Scan) -> bool:
+    """Rule 3's test: what a file must be for the trash, on its own."""
+    limits = scan.rules.thresholds
+    return _age(facts, scan) > limits.stale_days and facts.size < limits.stale_bytes
+
+
+def _held_back_note(sub: PlanFacts, scan: _Scan) -> str:
+    age = _age(sub, scan)
+    return f"not trashed: sub-plan {sub.name} is {_size(sub.size)}, {age:.1f} days old"
+
+
+def _size(size: int) -> str:
+    return f"{size:,} B" if size < 1024 else f"{size / 1024:.1f} KB"
+
+
+def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None = None) -> Verdict:
+    """First match wins; held_back_by: a sub-plan that keeps this plan's group from the trash."""
     evidence = _active_now(facts, scan)
     if evidence is not None:
         return Verdict(facts, PlanClass.ACTIVE, evidence)
@@ -103,19 +123,20 @@ def _classify_one(facts: PlanFacts, scan: _Scan) -> Verdict:
     if evidence is not None:
         return Verdict(facts, PlanClass.COMPLETED, evidence)
     limits = scan.rules.thresholds
-    age = (scan.now - facts.mtime) / SECONDS_PER_DAY
-    if age > limits.stale_days and facts.size < limits.stale_bytes:
+    age = _age(facts, scan)
+    if held_back_by is None and _small_and_old(facts, scan):
         reason = (
             f"small and old: {facts.size:,} B < {limits.stale_bytes:,} B, "
             f"{age:.1f} days > {_days(limits.stale_days)}"
         )
         return Verdict(facts, PlanClass.STALE, reason)
+    held = "" if held_back_by is None else "; " + _held_back_note(held_back_by, scan)
     if age > limits.dormant_days:
-        reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}"
+        reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}{held}"
         return Verdict(facts, PlanClass.DORMANT, reason)
     if age < 0:
         return Verdict(facts, PlanClass.ACTIVE, "modified in the future (clock skew?)")
-    reason = f"in progress: {age:.1f} days old, dormant after {_days(limits.dormant_days)}"
+    reason = f"in progress: {age:.1f} days old, dormant after {_days(limits.dormant_days)}{held}"
     return Verdict(facts, PlanClass.ACTIVE, reason)
 
 
@@ -130,7 +151,8 @@ def classify(
 
     A sub-plan that rule 1 keeps active (modified today, current, in use by a
     session, pinned) stands on its own; every other sub-plan takes its root
-    parent's class.
+    parent's class. A stale parent with a sub-plan that is not small and old
+    on its own skips rule 3: the group is dormant or active, never trashed.
     """
     scan = _Scan.of(rules, now, current, in_use or {})
     own = {facts.name: _classify_one(facts, scan) for facts in plans}
@@ -138,6 +160,17 @@ def classify(
     children: dict[str, list[str]] = {}
     for child, root_name in roots.items():
         children.setdefault(root_name, []).append(child)
+    for root_name, names in children.items():
+        root = own[root_name]
+        if root.plan_class is not PlanClass.STALE:
+            continue
+        # A group goes to the trash whole or not at all: only if every file in it
+        # is small and old on its own. A stub parent must not drag real work along.
+        holder = next(
+            (own[n].facts for n in sorted(names) if not _small_and_old(own[n].facts, scan)), None
+        )
+        if holder is not None:
+            own[root_name] = _classify_one(root.facts, scan, held_back_by=holder)
 
     verdicts: list[Verdict] = []
     for name in sorted(own):

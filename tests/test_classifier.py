@@ -209,15 +209,49 @@ def test_a_sub_plan_follows_its_parent() -> None:
     assert child.action is Action.ARCHIVE
 
 
-def test_a_sub_plan_of_a_stale_parent_is_trashed_with_it_whatever_its_size() -> None:
+def test_a_sub_plan_of_a_stale_parent_is_trashed_with_it_when_it_is_small_and_old_too() -> None:
     result = by_name(
         classify(
-            [facts("p.md", size=10, age_days=9), facts("p-agent-x1.md", size=50_000, age_days=9)],
+            [facts("p.md", size=10, age_days=9), facts("p-agent-x1.md", size=1500, age_days=8)],
             RULES,
             NOW,
         )
     )
+    assert result["p.md"].plan_class is PlanClass.STALE
     assert result["p-agent-x1.md"].plan_class is PlanClass.STALE
+
+
+@pytest.mark.parametrize(
+    ("sub_size", "sub_age", "parent_age", "expected", "held_by"),
+    [
+        # a big sub-plan keeps a 20-byte TODO parent from the trash
+        (3000, 9.0, 9.0, PlanClass.ACTIVE, "is 2.9 KB, 9.0 days old"),
+        # a young one too, even when small
+        (500, 2.0, 9.0, PlanClass.ACTIVE, "is 500 B, 2.0 days old"),
+        # past dormant_days the group is reported instead
+        (3000, 20.0, 20.0, PlanClass.DORMANT, "is 2.9 KB, 20.0 days old"),
+    ],
+)
+def test_a_stale_stub_parent_is_held_back_by_a_sub_plan_that_is_not_stale_on_its_own(
+    sub_size: int, sub_age: float, parent_age: float, expected: PlanClass, held_by: str
+) -> None:
+    result = by_name(
+        classify(
+            [
+                facts("p.md", size=20, age_days=parent_age, title="TODO"),
+                facts("p-agent-x1.md", size=sub_size, age_days=sub_age),
+                facts("p-agent-y2.md", size=10, age_days=parent_age),
+            ],
+            RULES,
+            NOW,
+        )
+    )
+    parent = result["p.md"]
+    assert parent.plan_class is expected
+    assert parent.reason.endswith(f"; not trashed: sub-plan p-agent-x1.md {held_by}")
+    for name in ("p-agent-x1.md", "p-agent-y2.md"):  # the whole group stays with its parent
+        assert result[name].plan_class is expected
+        assert result[name].action is not Action.TRASH
 
 
 def test_nested_sub_plans_belong_to_the_root() -> None:
