@@ -67,7 +67,8 @@ def _active_now(facts: PlanFacts, scan: _Scan) -> str | None:
 
 
 def _completed(facts: PlanFacts, scan: _Scan) -> str | None:
-    """Rule 2's evidence, or None: a marker on the H1 or last line, or a done status."""
+    """Rule 2's evidence, or None: a marker on the H1 or last line, a done status (frontmatter,
+    status field or status table)."""
     markers = scan.rules.markers
     marker = first_marker(markers, facts.title)
     if marker is not None:
@@ -78,6 +79,8 @@ def _completed(facts: PlanFacts, scan: _Scan) -> str | None:
     status = facts.frontmatter.status
     if status is not None and status.strip().lower() in COMPLETED_STATUSES:
         return f'frontmatter status "{status.strip()}"'
+    if facts.status is not None and facts.status.done:
+        return facts.status.evidence
     return None
 
 
@@ -132,7 +135,9 @@ def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None 
         return Verdict(facts, PlanClass.STALE, reason)
     held = "" if held_back_by is None else "; " + _held_back_note(held_back_by, scan)
     if age > limits.dormant_days:
-        reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}{held}"
+        # For the person who decides: what the plan says of itself, short of done.
+        said = "" if facts.status is None else f"; {facts.status.evidence}"
+        reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}{said}{held}"
         return Verdict(facts, PlanClass.DORMANT, reason)
     if age < 0:
         return Verdict(facts, PlanClass.ACTIVE, "modified in the future (clock skew?)")
@@ -161,8 +166,8 @@ def classify(
     for child, root_name in roots.items():
         children.setdefault(root_name, []).append(child)
     for root_name, names in children.items():
-        root = own[root_name]
-        if root.plan_class is not PlanClass.STALE:
+        parent = own[root_name]
+        if parent.plan_class is not PlanClass.STALE:
             continue
         # A group goes to the trash whole or not at all: only if every file in it
         # is small and old on its own. A stub parent must not drag real work along.
@@ -170,7 +175,7 @@ def classify(
             (own[n].facts for n in sorted(names) if not _small_and_old(own[n].facts, scan)), None
         )
         if holder is not None:
-            own[root_name] = _classify_one(root.facts, scan, held_back_by=holder)
+            own[root_name] = _classify_one(parent.facts, scan, held_back_by=holder)
 
     verdicts: list[Verdict] = []
     for name in sorted(own):

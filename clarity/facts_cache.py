@@ -35,19 +35,33 @@ from clarity.model import (
     FileStamp,
     Frontmatter,
     PlanFacts,
+    TextStatus,
 )
 from clarity.state import write_atomic
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: the status of SPEC 4.2
 _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
 RACY_NS = 2_000_000_000  # FAT keeps mtimes to 2 s; every other filesystem is finer
 
 # One entry, a plain tuple (what marshal stores): the four FileStamp fields, then
-# mtime, title, last line, frontmatter status and pinned, warnings, sha256.
+# mtime, title, last line, frontmatter status and pinned, warnings, sha256, and
+# the text's status (evidence and done, or None).
 Entry = tuple[
-    int, int, int, int, float, str | None, str | None, str | None, bool, tuple[str, ...], str | None
+    int,
+    int,
+    int,
+    int,
+    float,
+    str | None,
+    str | None,
+    str | None,
+    bool,
+    tuple[str, ...],
+    str | None,
+    tuple[str, bool] | None,
 ]
+_SHA256 = 10  # where the sha256 is in an entry
 
 
 def _stamp(entry: Entry) -> tuple[int, int, int, int]:
@@ -55,7 +69,7 @@ def _stamp(entry: Entry) -> tuple[int, int, int, int]:
 
 
 def _with_sha256(entry: Entry, sha256: str) -> Entry:
-    return (*entry[:10], sha256)
+    return (*entry[:_SHA256], sha256, *entry[_SHA256 + 1 :])  # type: ignore[return-value]  # mypy loses a tuple's shape when it is spliced
 
 
 def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
@@ -69,15 +83,32 @@ def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
         front.pinned,
         facts.warnings,
         facts.sha256,
+        None if facts.status is None else (facts.status.evidence, facts.status.done),
     )
 
 
 def _facts(name: str, folder: Path, entry: Entry) -> PlanFacts:
-    size, mtime_ns, inode, ctime_ns, mtime, title, last_line, status, pinned, warnings, sha = entry
+    (
+        size,
+        mtime_ns,
+        inode,
+        ctime_ns,
+        mtime,
+        title,
+        last_line,
+        status,
+        pinned,
+        warnings,
+        sha,
+        said,
+    ) = entry
     front = NO_FRONTMATTER if status is None and not pinned else Frontmatter(status, pinned)
     stamp = FileStamp(size, mtime_ns, inode, ctime_ns)
+    text_status = None if said is None else TextStatus(*said)
     # bytes_read stays 0: nothing of the file was read this time.
-    return PlanFacts(name, folder, size, mtime, title, last_line, front, warnings, 0, stamp, sha)
+    return PlanFacts(
+        name, folder, size, mtime, title, last_line, front, warnings, 0, stamp, sha, text_status
+    )
 
 
 def _version() -> tuple[int, str, int]:
@@ -141,7 +172,7 @@ class FactsCache:
         """Remember sha256s worked out after reading (a big plan is hashed only if it moves)."""
         for name, stamp, sha256 in hashed:
             entry = self._kept.get(name)
-            if entry is not None and entry[-1] is None and _stamp(entry) == stamp:
+            if entry is not None and entry[_SHA256] is None and _stamp(entry) == stamp:
                 self._kept[name] = _with_sha256(entry, sha256)
 
     def save(self, path: Path) -> None:

@@ -53,6 +53,13 @@ class Frontmatter(NamedTuple):
 NO_FRONTMATTER = Frontmatter()
 
 
+class TextStatus(NamedTuple):
+    """What a plan's status fields or status table say (SPEC 4.2), and whether that is done."""
+
+    evidence: str  # for a reason: 'status field "IMPLEMENTED"', 'status table: 4/4 rows done'
+    done: bool
+
+
 class FileStamp(NamedTuple):
     """What stat says about a file: if none of it changed, neither did the bytes.
 
@@ -94,6 +101,7 @@ class PlanFacts(NamedTuple):
     bytes_read: int = 0  # how much of the file the reader read (bounded, see reader)
     stamp: FileStamp | None = None  # None only for facts made up by hand (tests)
     sha256: str | None = None  # of the whole file, when it was small enough to read whole
+    status: TextStatus | None = None  # what its status fields or tables say, if it has any
 
     @property
     def path(self) -> Path:

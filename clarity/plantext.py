@@ -26,6 +26,7 @@ class HeadFacts(NamedTuple):
     frontmatter: Frontmatter
     title: str | None
     warnings: tuple[str, ...]
+    body: str  # the text after any frontmatter: where status fields are looked for
 
 
 class FrontmatterUnclosed(Exception):
@@ -166,9 +167,9 @@ def last_nonblank_line(text: str) -> str | None:
 def parse_head(text: str) -> HeadFacts:
     """Frontmatter and H1 from a plan's head. May raise FrontmatterUnclosed."""
     frontmatter, body, warnings = parse_frontmatter(text)
-    return HeadFacts(frontmatter=frontmatter, title=find_h1(body), warnings=warnings)
+    return HeadFacts(frontmatter=frontmatter, title=find_h1(body), warnings=warnings, body=body)
 
 
 def parse_head_unclosed(text: str, why: str) -> HeadFacts:
     """The head of a plan whose frontmatter never closes: classified on its whole text."""
-    return HeadFacts(frontmatter=Frontmatter(), title=find_h1(text), warnings=(why,))
+    return HeadFacts(frontmatter=Frontmatter(), title=find_h1(text), warnings=(why,), body=text)

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from clarity.model import FileStamp, PlanFacts, Skipped
+from clarity.model import FileStamp, PlanFacts, Skipped, TextStatus
 from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
 from clarity.plantext import last_nonblank_line as _last_line
 from clarity.progress import Progress
+from clarity.status import read_status
 
 if TYPE_CHECKING:
     from clarity.facts_cache import FactsCache
@@ -121,8 +122,8 @@ class _PlanFile:
         self.bytes_read += len(data)
         return data
 
-    def head_and_tail(self) -> tuple[HeadFacts, str | None, bool]:
-        """Head facts, last line, and whether the bytes were valid UTF-8 with no NUL."""
+    def head_and_tail(self) -> tuple[HeadFacts, str, bool]:
+        """Head facts, the tail's text, and whether the bytes were valid UTF-8 with no NUL."""
         head = self.read(0, HEAD_BYTES)
         head_text, head_clean = _decode(head, cut_end=True)
         try:
@@ -135,7 +136,7 @@ class _PlanFile:
         if _tail_is_cut(tail_text):
             start = max(0, self.size - MAX_TAIL_BYTES)
             tail_text, tail_clean = _decode(self.read(start, self.size - start), cut_start=True)
-        return head_facts, _last_line(tail_text), head_clean and tail_clean
+        return head_facts, tail_text, head_clean and tail_clean
 
     def _head_further(self, data: bytes) -> HeadFacts:
         """The head when its frontmatter does not close in the first chunk: read on."""
@@ -153,9 +154,17 @@ def _head_facts(text: str, where: str = "") -> HeadFacts:
         return parse_head_unclosed(text, f"frontmatter block never closes{where}; ignored")
 
 
-def _whole_file_facts(data: bytes) -> tuple[HeadFacts, str | None, bool]:
+class _TextFacts(NamedTuple):
+    head: HeadFacts
+    last_line: str | None
+    status: TextStatus | None
+    clean: bool  # valid UTF-8, no NUL
+
+
+def _whole_file_facts(data: bytes) -> _TextFacts:
     text, clean = _decode(data)
-    return _head_facts(text), _last_line(text), clean
+    head = _head_facts(text)
+    return _TextFacts(head, _last_line(text), read_status(head.body), clean)
 
 
 _NOT_UTF8 = "not valid UTF-8 text (binary?): read with replacement characters"
@@ -170,29 +179,32 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
         size = info.st_size
         if size <= HEAD_BYTES + TAIL_BYTES:  # most plans: one read of the whole file
             data = _read_at(fd, 0, size)
-            head, last_line, clean = _whole_file_facts(data)
+            text = _whole_file_facts(data)
             bytes_read = len(data)
             # Hashed now, while in memory: the proposal needs it for every plan that
             # moves, and reading it again later costs more than hashing them all.
             sha256 = hashlib.sha256(data).hexdigest() if bytes_read == size else None
         else:
             plan = _PlanFile(fd, size)
-            head, last_line, clean = plan.head_and_tail()
+            head, tail, clean = plan.head_and_tail()
+            text = _TextFacts(head, _last_line(tail), read_status(head.body, tail), clean)
             bytes_read, sha256 = plan.bytes_read, None
     finally:
         os.close(fd)
+    head = text.head
     return PlanFacts(
         name,
         folder,
         size,
         info.st_mtime,
         head.title,
-        last_line,
+        text.last_line,
         head.frontmatter,
-        head.warnings if clean else (*head.warnings, _NOT_UTF8),
+        head.warnings if text.clean else (*head.warnings, _NOT_UTF8),
         bytes_read,
         FileStamp.of(info),
         sha256,
+        text.status,
     )
 
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clarity.facts_cache import RACY_NS, FactsCache
-from clarity.model import PlanFacts
+from clarity.model import PlanFacts, TextStatus
 from clarity.reader import read_plans_dir
 from tests.conftest import NOW_ISO, Plan, make_files
 
@@ -57,6 +57,7 @@ def test_a_repeat_scan_stats_unchanged_plans_and_reads_changed_ones(
             "done.md": Plan("# Done COMPLETED\n\nbody\n", age_days=20),
             "draft.md": Plan("---\nstatus: draft\npinned: true\n---\n# Draft\n", age_days=3),
             "big.md": Plan("# Big\n" + "- step\n" * 3000 + "-- Done\n", age_days=40),
+            "said.md": Plan("# Said\n**Status:** Phase 2 in progress\n", age_days=20),
         },
     )
     cache_file = tmp_path / "facts.cache"
@@ -68,6 +69,7 @@ def test_a_repeat_scan_stats_unchanged_plans_and_reads_changed_ones(
 
     again = read(plans_dir, FactsCache.load(cache_file))
     assert again == unread(fresh)  # every fact recalled, no byte read
+    assert again["said.md"].status == TextStatus('status field "Phase 2 in progress"', False)
 
     rewrite_in_place(plans_dir / "draft.md", b"---\nstatus: drift\npinned: fals\n---\n# Drift\n")
     third = read(plans_dir, FactsCache.load(cache_file))

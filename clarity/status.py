@@ -1,0 +1,398 @@
+"""Status fields and status tables: a plan's own words, in a structured place (SPEC 4.2).
+
+Real plans say they are done near the top (`## Status: IMPLEMENTED`,
+`**Status:** ✅ COMPLETE`, `> **Status (2026-06-06):** Waves 1-3 DONE`) or
+in a table with a Status column whose every row is done. They say they are
+NOT done in the same places, often with a done word in the value
+(`Phase 1-3 Complete, Phase 4 In Progress`), so a done word counts only when
+nothing in the value qualifies it.
+
+Pure functions on text already read: the reader hands over the plan's body
+(after frontmatter) as far as it read it, and its tail for a big plan.
+Ticked checkboxes and done words in prose or ordinary headings are never
+evidence: people tick scope while planning, and `# 完了条件` is "completion
+criteria".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+from clarity.model import TextStatus
+
+# -- what a status value says ------------------------------------------------
+
+_DONE_WORDS = (
+    r"complete|completed|done|implemented|finished|shipped|merged|resolved|fixed|landed|delivered"
+    r"|impl[eé]ment[eé]e?s?|termin[eé]e?s?|compl[eé]t[eé]e?s?|achev[eé]e?s?|đã\s+xong"
+)
+_DONE = re.compile(
+    rf"""(?<![^\W_])(?:{_DONE_WORDS})(?![^\W_])
+      | 已完成 | 完了 | 完成 | 済み | 완료""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_CHECK_MARK = re.compile(r"[\u2705\u2714\u2611]\ufe0f?")  # ✅ ✔ ☑
+# What may follow a done word that states a status: an end, punctuation, a date, or a
+# little word. "Complete decomposition of 77 failures" uses it as an adjective.
+_STATUS_WORD_FOLLOWER = re.compile(
+    r"""\s*(?:$|[^\w\s]|\d|(?:and|&|with|to|in|on|at|by|as|per|via|for|from|since|into|
+        successfully|fully|now|already|today|yesterday|except|but|pending|after|awaiting|
+        et|avec|le|la|les|en|dans|und|mit)(?![^\W_]))""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# CJK done words stand alone, or before kana or 済: not as the head of a compound
+# (完了条件 "completion criteria", 完成版 "finished version").
+_CJK_FOLLOWER = re.compile(r"(?:$|[^\u3400-\u9fff\uac00-\ud7af]|済)")
+# Before a done word: it is not done yet ("not implemented", "to be merged", 未完了), or
+# what is done is not the work ("planning complete", "analysis complete").
+_NOT_THE_WORK = re.compile(
+    r"""(?:(?<![^\W_])(?:not|never|no|yet\s+to\s+be|to\s+be|will\s+be|isn'?t|aren'?t|almost|
+        nearly|mostly|partly|partially|half|planning|plan|analysis|analyse|analyses|
+        investigation|exploration|design|research|diagnosis|documentation|decomposition|audit|
+        scan|spec|specification|discovery|review|evaluation|assessment|prototype|poc|spike|
+        step|stage|phase|part|tier|sprint|milestone)(?:\s+(?:yet|fully|been|quite|all|is|are|
+        was|were|\d+[a-z]?|[ivx]+))*\s*[:\-]?\s*$)
+      | (?:未|尚未|没有|没|规划|计划|分析|调研|诊断|設計|調査|分析|計画|검토|분석)$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Anything that says part of the work is still open. A value that has one is not done.
+_OPEN = re.compile(
+    r"""(?<![^\W_])(?:
+        (?<!all\s)(?:phase|stage|step|part|milestone|sprint)s?\s*\#?\d
+      | partial(?:ly)? | partly | in\s*-?\s*progress | pending | remaining | testing | blocked
+      | blocker | todo | to\s*-?\s*do | wip | next | draft | ongoing | not\s+started | started
+      | not\s+yet | awaiting | waiting | review | planned | planning | proposed
+      | proposal | ready | almost | nearly | mostly | except | but | until | after | once
+      | when | unless | open | paused | on\s*-?\s*hold | back\s*-?\s*burner | parked
+      | rescoped | superseded | cancell?ed | conditional | core | investigating | in\s+flight
+      | unfinished | incomplete | stub | en\s+cours | en\s+attente | pr[eê]te?
+      )(?![^\W_])
+    | (?<!\d)[1-9]?\d\s*%   # 82% complete
+    | [\U0001F504\u23F3\U0001F6A7\u23F8\u274C\U0001F7E1\U0001F534\u2B1C\u26A0]
+    | 進行中 | 进行中 | 作業中 | 対応中 | 実装中 | 未着手 | 未完了 | 未完成 | 一部 | 部分 | 待ち
+    | 保留 | 待定 | 计划中 | 中断 | 开发中 | 执行中 | 待办 | 核心 | 準備中 | 予定 | 진행\s*중
+    | 대기 | 미완료""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# In the sentences after a status: what says work is still open.
+_STILL_OPEN = re.compile(
+    r"""(?<![^\W_])(?:in\s*-?\s*progress|pending|remaining|todo|to\s*-?\s*do|blocked|not\s+yet|
+        wip|next\s+steps?|not\s+started|unfinished|incomplete)(?![^\W_])
+      | [\U0001F504\u23F3\U0001F6A7] | 進行中 | 进行中 | 未完成 | 未完了 | 待办 | 진행\s*중""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002])\s+(?=\S)")
+# A clause that says it does not hold the plan open ("remaining items are not blocking").
+_ASIDE = re.compile(
+    r"(?<![^\W_])(?:not\s+blocking|non-?\s*blocking|optional|nice[\s-]to[\s-]have|"
+    r"follow[\s-]?ups?|future\s+work|out\s+of\s+scope|deferred)(?![^\W_])",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(  # ; , ( ) [ ] | / a spaced dash, a sentence end, CJK punctuation
+    r"\s*(?:[;,()\[\]|/]|\s[-\u2013\u2014]\s|\.\s|:\s|[\u3002\u3001\uff0c\uff1b])\s*"
+)
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def _plain(text: str) -> str:
+    """Markdown emphasis and code marks out, `in_progress` as words."""
+    return " ".join(text.replace("*", "").replace("`", "").replace("_", " ").split())
+
+
+def _clause_says(clause: str) -> bool | None:
+    """True: done; False: open; None: neither (no status word in it)."""
+    if _OPEN.search(clause):
+        return False
+    said: bool | None = None
+    for match in _DONE.finditer(clause):
+        follower = _CJK_FOLLOWER if ord(match.group()[0]) > 0x2FFF else _STATUS_WORD_FOLLOWER
+        if not follower.match(clause, match.end()):
+            continue  # "Complete decomposition of ...": an adjective, not a status
+        if _NOT_THE_WORK.search(clause, 0, match.start()):
+            return False
+        said = True
+    if (
+        said is None
+        and _CHECK_MARK.search(clause)
+        and not _LETTERS.search(_CHECK_MARK.sub("", clause))
+    ):
+        said = True  # a bare ✅ (with a date, say)
+    return said
+
+
+def status_value(value: str) -> bool | None:
+    """What a status value says: True done, False open, None neither.
+
+    Its first sentence is the status: done takes a done word in some clause
+    and nothing open in any (a clause that calls itself not blocking is passed
+    over); one open clause, or a done word that is negated or about something
+    else than the work, makes it open. Later sentences are commentary ("Future
+    crates will get their own pass when implemented."): only work they say is
+    still open counts.
+    """
+    first, rest = _first_sentence(_plain(value))
+    if _STILL_OPEN.search(rest):
+        return False
+    said: bool | None = None
+    for clause in _CLAUSE_BREAK.split(first):
+        if not clause or _ASIDE.search(clause):
+            continue
+        says = _clause_says(clause)
+        if says is False:
+            return False
+        if says:
+            said = True
+    return said
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    end = _SENTENCE_END.search(text)
+    return (text, "") if end is None else (text[: end.start()], text[end.end() :])
+
+
+def says_done(value: str) -> bool:
+    return status_value(value) is True
+
+
+# -- where a status is written -----------------------------------------------
+
+_KEY = r"(?:status|状态|状態|ステータス|상태)"
+_LINE_PREFIX = re.compile(r"^ {0,3}(?:>\s*)*(?:[-*+]\s+)?")
+# `Status: X`, `**Status:** X`, `**Status**: X`, `Status (2026-06-06): X`
+_FIELD = re.compile(rf"^{_KEY}\s*(?:\([^)]*\))?\s*[:\uff1a]\s*(?P<value>.*)$", re.IGNORECASE)
+_HEADING = re.compile(r"^ {0,3}(?P<level>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
+# `## Status`, `## Current Status`, `## Status: X`, `## Status - X`
+_STATUS_HEADING = re.compile(
+    rf"^(?:(?:current|overall|implementation|project|plan)\s+)?{_KEY}\s*(?:\([^)]*\))?"
+    r"\s*(?:[:\uff1a\-\u2013\u2014]\s*(?P<value>.*))?$",
+    re.IGNORECASE,
+)
+# Sections that open a plan and hold what the preamble would: its status is the plan's own.
+_OPENING_SECTION = re.compile(
+    r"^(?:summary|overview|tl;?\s*dr|metadata|meta|header|about|ticket|goal|概要|概述|摘要)\b",
+    re.IGNORECASE,
+)
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
+_MAX_QUOTED = 60
+
+
+def _quoted(value: str) -> str:
+    value = _plain(value)
+    return value if len(value) <= _MAX_QUOTED else value[: _MAX_QUOTED - 1] + "…"
+
+
+_KEY_IN_TEXT = re.compile(_KEY, re.IGNORECASE)
+_THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$", re.M)
+_FOOTER_LINES = 12
+_SUB_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+class _Text:
+    """One piece of a plan's text, looked at only around the places its status key appears.
+
+    Most plans never write "status"; those that do, write it a few times. So
+    the cost is one search of the text, and then work per occurrence, not per line.
+    """
+
+    def __init__(self, text: str, preamble: bool, ends_file: bool) -> None:
+        self.text = text
+        self._fenced = self._fenced_ranges()
+        self.footer_start = self._footer_start() if ends_file else len(text) + 1
+        # The preamble ends at the first sub-heading that is not a status heading or an
+        # opening section (## Summary, ## Overview).
+        self.preamble_end = 0
+        if preamble:
+            self.preamble_end = len(text)
+            for heading in _SUB_HEADING.finditer(text):
+                name = _plain(heading.group(1))
+                if not self.in_code(heading.start()) and not (
+                    _STATUS_HEADING.match(name) or _OPENING_SECTION.match(name)
+                ):
+                    self.preamble_end = heading.start()
+                    break
+
+    def _footer_start(self) -> int:
+        """Where the plan's closing block of `**Key**: value` lines starts (after its last
+        thematic break, a few lines and no heading), or past the end when it has none."""
+        breaks = [m for m in _THEMATIC_BREAK.finditer(self.text) if not self.in_code(m.start())]
+        if breaks:
+            footer = self.text[breaks[-1].end() :]
+            lines = [line for line in footer.splitlines() if line.strip()]
+            if 0 < len(lines) <= _FOOTER_LINES and not any(_HEADING.match(x) for x in lines):
+                return breaks[-1].end()
+        return len(self.text) + 1
+
+    def _fenced_ranges(self) -> list[tuple[int, int]]:
+        ranges: list[tuple[int, int]] = []
+        opened: re.Match[str] | None = None
+        for fence in _FENCE_LINE.finditer(self.text):
+            if opened is None:
+                opened = fence
+            elif fence.group(1)[0] == opened.group(1)[0] and len(fence.group(1)) >= len(
+                opened.group(1)
+            ):
+                ranges.append((opened.start(), fence.end()))
+                opened = None
+        if opened is not None:
+            ranges.append((opened.start(), len(self.text)))
+        return ranges
+
+    def in_code(self, position: int) -> bool:
+        return any(start <= position < end for start, end in self._fenced)
+
+    def line_at(self, position: int) -> tuple[int, int]:
+        start = self.text.rfind("\n", 0, position) + 1
+        end = self.text.find("\n", position)
+        return start, len(self.text) if end < 0 else end
+
+    def lines_after(self, end: int, limit: int) -> Iterator[str]:
+        """Up to `limit` lines after the line that ends at `end`."""
+        position = end + 1
+        for _ in range(limit):
+            if position > len(self.text):
+                return
+            stop = self.text.find("\n", position)
+            stop = len(self.text) if stop < 0 else stop
+            yield self.text[position:stop].rstrip("\r")
+            position = stop + 1
+
+    def status_lines(self) -> Iterator[tuple[str, int, int]]:
+        """Each line outside code blocks where the status key appears: (line, start, end)."""
+        last = -1
+        for hit in _KEY_IN_TEXT.finditer(self.text):
+            start, end = self.line_at(hit.start())
+            if start != last and not self.in_code(start):
+                last = start
+                yield self.text[start:end].rstrip("\r"), start, end
+
+
+class _Field(NamedTuple):
+    value: str
+    plan_level: bool  # in the preamble, or under a Status heading: the plan's own status
+
+
+def _fields(text: _Text, line: str, start: int, end: int) -> Iterator[_Field]:
+    heading = _HEADING.match(line)
+    if heading:
+        status = _STATUS_HEADING.match(_plain(heading.group("text")))
+        if status is None or len(heading.group("level")) == 1:
+            return  # `# 完了条件`, `## Status codes`: a heading, not a status
+        value = status.group("value") or _first_line_under(text.lines_after(end, 4))
+        if value:  # `## Status` followed by a table: the table speaks
+            yield _Field(value, plan_level=True)
+        return
+    if _CHECKBOX.match(line):
+        return  # `- [x] Status: done` is a ticked box, never evidence
+    bare = _LINE_PREFIX.sub("", line).replace("*", "").replace("__", "").strip()
+    match = _FIELD.match(bare)
+    if match and match.group("value").strip():
+        plan_level = start < text.preamble_end or start >= text.footer_start
+        yield _Field(match.group("value"), plan_level)
+
+
+def _first_line_under(lines: Iterable[str]) -> str | None:
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(("|", "#")) or _CHECKBOX.match(stripped):
+            return None
+        return _LINE_PREFIX.sub("", stripped)
+    return None
+
+
+# -- status tables -------------------------------------------------------------
+
+
+def _cells(row: str) -> list[str]:
+    row = row.strip().removeprefix("|").removesuffix("|")
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row)]
+
+
+class _Table(NamedTuple):
+    done: int
+    rows: int
+
+
+def _table(text: _Text, header: str, end: int) -> _Table | None:
+    """The table whose header line this is, if it tracks work: how many of its rows are done.
+
+    A status table has a Status column and a column naming the work (Phase,
+    Task, Step, ...): a table of endpoints or triggers with a Status column
+    says how things are, not how far the plan got. And every one of its status
+    cells says done or open; one that says neither ("Audit usage", "200",
+    "✅ ACTIF") shows the column is about something else.
+    """
+    if "|" not in header:
+        return None
+    names = [_plain(cell) for cell in _cells(header)]
+    column = next((i for i, n in enumerate(names) if _KEY_ONLY.fullmatch(n)), None)
+    if column is None or not any(_WORK_COLUMN.search(n) for n in names):
+        return None
+    rows = text.lines_after(end, _MAX_TABLE_ROWS + 1)
+    if not _TABLE_SEPARATOR.match(next(rows, "")):
+        return None
+    done = count = 0
+    for row in rows:
+        if "|" not in row or not row.strip():
+            break
+        cells = _cells(row)
+        said = status_value(cells[column]) if column < len(cells) else None
+        if said is None:
+            return None
+        count += 1
+        done += said
+    return _Table(done, count) if count else None
+
+
+_WORK_COLUMN = re.compile(
+    r"""^\#$ | (?<![^\W_])(?:phases?|steps?|stages?|tasks?|milestones?|waves?|items?|actions?|
+        changes?|tickets?|issues?|stor(?:y|ies)|features?|prs?|work|deliverables?|parts?|sprints?|
+        epics?|fix(?:es)?|todos?)(?![^\W_])
+      | 任务 | 计划项 | 阶段 | 步骤 | 事项 | タスク | フェーズ | 項目 | 단계 | 작업""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_KEY_ONLY = re.compile(_KEY, re.IGNORECASE)
+_MAX_TABLE_ROWS = 200
+
+
+# -- the plan's status -----------------------------------------------------------
+
+
+def read_status(head: str, tail: str | None = None) -> TextStatus | None:
+    """What the plan's status fields and tables say, from its head (and a big plan's tail).
+
+    head is the body after any frontmatter, as far as the reader read it;
+    tail, the end of a plan too big to read whole. A plan's own status is in
+    its preamble (before its first section), under a Status heading, or in
+    the closing block of `**Key**: value` lines after its last `---`.
+    Done when at least one says done and none says otherwise: one open phase
+    in a table, or a field that is qualified, keeps the whole plan open. A
+    field below the preamble (a phase's own status) never makes a plan done
+    on its own, but one that says it is open keeps the plan open.
+    """
+    evidence: TextStatus | None = None
+    for piece, preamble, ends_file in ((head, True, tail is None), (tail, False, True)):
+        if not piece or _KEY_IN_TEXT.search(piece) is None:
+            continue  # most plans: one search, and nothing to look at
+        text = _Text(piece, preamble, ends_file)
+        for line, start, end in text.status_lines():
+            for field in _fields(text, line, start, end):
+                found = f'status field "{_quoted(field.value)}"'
+                if says_done(field.value):
+                    if field.plan_level and evidence is None:
+                        evidence = TextStatus(found, True)
+                elif field.plan_level or _OPEN.search(_plain(field.value)):
+                    return TextStatus(found, False)
+            table = _table(text, line, end)
+            if table is not None:
+                found = f"status table: {table.done}/{table.rows} rows done"
+                if table.done < table.rows:
+                    return TextStatus(found, False)
+                if evidence is None:
+                    evidence = TextStatus(found, True)
+    return evidence
