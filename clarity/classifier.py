@@ -1,21 +1,48 @@
-"""The rules of SPEC 4: plan facts in, verdicts out. No I/O, no clock."""
+"""The rules of SPEC 4: plan facts in, verdicts out. No I/O, no clock.
+
+Each verdict names its evidence in `reason` and the kind of evidence in
+`basis`. The plan's own words (markers, frontmatter, status fields) are read
+by the reader; what sessions did with a plan and what the agent thinks of it
+are handed in as `Evidence`; this module only weighs them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime, time, timedelta
-from typing import NamedTuple
+from datetime import datetime, time, timedelta, tzinfo
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
-from clarity.model import PlanClass, PlanFacts, Thresholds, Verdict
+from clarity.model import Basis, PlanClass, PlanFacts, SessionEvidence, Thresholds, Verdict
 from clarity.subplans import root_parents
 
+if TYPE_CHECKING:
+    from clarity.agent.advisor import Advice
+
 SECONDS_PER_DAY = 86400.0
+AGENT_MIN_CONFIDENCE = 0.8
+# A plan written within this long after its session's last transcript line was
+# still written by that session (a plan file and its transcript are not flushed
+# together); later than that, a person edited it after the session.
+SESSION_WRITE_SLACK = 120.0
 
 
 class Rules(NamedTuple):
     markers: tuple[Marker, ...]
     thresholds: Thresholds
+    agent_min_confidence: float = AGENT_MIN_CONFIDENCE  # a `finished` verdict decides from here
+
+
+_NO_SESSIONS: Mapping[str, SessionEvidence] = MappingProxyType({})
+_NO_ADVICE: Mapping[str, Advice] = MappingProxyType({})
+
+
+class Evidence(NamedTuple):
+    """What other sources than the plan file say, by plan name."""
+
+    sessions: Mapping[str, SessionEvidence] = _NO_SESSIONS  # each plan's latest approval
+    agent: Mapping[str, Advice] = _NO_ADVICE  # verdicts the person lets decide (agent_archives)
 
 
 def follows_parent_reason(parent: str) -> str:
@@ -38,18 +65,38 @@ class _Scan(NamedTuple):
 
     rules: Rules
     now: float
+    zone: tzinfo | None  # now's offset: the zone dates in reasons are given in
     today: tuple[float, float]  # [start, end) of now's calendar day, as timestamps
     current: frozenset[str]
     in_use: Mapping[str, str]
+    evidence: Evidence
 
     @classmethod
     def of(
-        cls, rules: Rules, now: datetime, current: frozenset[str], in_use: Mapping[str, str]
+        cls,
+        rules: Rules,
+        now: datetime,
+        current: frozenset[str],
+        in_use: Mapping[str, str] | None,
+        evidence: Evidence | None,
     ) -> _Scan:
         midnight = datetime.combine(now.date(), time(), tzinfo=now.tzinfo)
         next_midnight = datetime.combine(now.date() + timedelta(days=1), time(), now.tzinfo)
         today = (midnight.timestamp(), next_midnight.timestamp())
-        return cls(rules, now.timestamp(), today, current, in_use)
+        return cls(
+            rules,
+            now.timestamp(),
+            now.tzinfo,
+            today,
+            current,
+            in_use or {},
+            evidence or Evidence(),
+        )
+
+
+class _Found(NamedTuple):
+    reason: str
+    basis: Basis
 
 
 def _active_now(facts: PlanFacts, scan: _Scan) -> str | None:
@@ -66,22 +113,69 @@ def _active_now(facts: PlanFacts, scan: _Scan) -> str | None:
     return None
 
 
-def _completed(facts: PlanFacts, scan: _Scan) -> str | None:
-    """Rule 2's evidence, or None: a marker on the H1 or last line, a done status (frontmatter,
-    status field or status table)."""
+def _completed(facts: PlanFacts, scan: _Scan) -> _Found | None:
+    """Rule 2's evidence, or None: the plan's own words, or what its session did."""
     markers = scan.rules.markers
     marker = first_marker(markers, facts.title)
     if marker is not None:
-        return f'H1 marker "{marker.text}"'
+        return _Found(f'H1 marker "{marker.text}"', Basis.MARKER)
     marker = first_marker(markers, facts.last_line)
     if marker is not None:
-        return f'last-line marker "{marker.text}"'
+        return _Found(f'last-line marker "{marker.text}"', Basis.MARKER)
     status = facts.frontmatter.status
     if status is not None and status.strip().lower() in COMPLETED_STATUSES:
-        return f'frontmatter status "{status.strip()}"'
+        return _Found(f'frontmatter status "{status.strip()}"', Basis.FRONTMATTER)
     if facts.status is not None and facts.status.done:
-        return facts.status.evidence
+        return _Found(facts.status.evidence, Basis.STATUS)
+    session = scan.evidence.sessions.get(facts.name)
+    if session is not None and _unfinished(facts, session) is None:
+        return _Found(f"implemented in {_session_text(session, scan)}", Basis.SESSION)
     return None
+
+
+def _unfinished(facts: PlanFacts, session: SessionEvidence) -> str | None:
+    """Why an approval does not show the plan implemented, or None when it does."""
+    if session.withdrawn is not None:
+        return session.withdrawn
+    if session.files_edited == 0:
+        return "no files edited after"
+    if facts.mtime > session.last_activity + SESSION_WRITE_SLACK:
+        return "the plan was edited after the session"
+    if session.todos is not None and session.todos[0] < session.todos[1]:
+        return "its todo list unfinished"
+    return None
+
+
+def _session_text(session: SessionEvidence, scan: _Scan) -> str:
+    """`session 31da521d (2026-11-02): approved, 14 files edited, 6/6 todos done`"""
+    day = datetime.fromtimestamp(session.approved_at, scan.zone).date().isoformat()
+    edited = f"{session.files_edited} file{'s' if session.files_edited != 1 else ''} edited"
+    todos = "" if session.todos is None else f", {session.todos[0]}/{session.todos[1]} todos done"
+    return f"session {session.session[:8]} ({day}): approved, {edited}{todos}"
+
+
+def _short_of_deciding(facts: PlanFacts, scan: _Scan) -> str:
+    """What was found that did not decide, for the person who does (and for the agent)."""
+    found = []
+    if facts.status is not None:
+        found.append(facts.status.evidence)
+    session = scan.evidence.sessions.get(facts.name)
+    if session is not None:
+        why = _unfinished(facts, session)
+        found.append(f"{_session_text(session, scan)}; {why}" if why else "")
+    return "".join(f"; {item}" for item in found if item)
+
+
+def _agent_finished(facts: PlanFacts, scan: _Scan) -> _Found | None:
+    """SPEC 4.4: a dormant plan the agent judges finished, when the person let it decide."""
+    advice = scan.evidence.agent.get(facts.name)
+    if (
+        advice is None
+        or advice.verdict != "finished"
+        or advice.confidence < scan.rules.agent_min_confidence
+    ):
+        return None
+    return _Found(f"agent: finished ({advice.confidence:.2f}): {advice.reason}", Basis.AGENT)
 
 
 def classify_one(
@@ -90,12 +184,13 @@ def classify_one(
     now: datetime,
     current: frozenset[str] = frozenset(),
     in_use: Mapping[str, str] | None = None,
+    evidence: Evidence | None = None,
 ) -> Verdict:
     """Classify one plan on its own rules, first match wins.
 
     in_use maps the plans of Claude Code sessions active lately to the session.
     """
-    return _classify_one(facts, _Scan.of(rules, now, current, in_use or {}))
+    return _classify_one(facts, _Scan.of(rules, now, current, in_use, evidence))
 
 
 def _age(facts: PlanFacts, scan: _Scan) -> float:
@@ -119,12 +214,12 @@ def _size(size: int) -> str:
 
 def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None = None) -> Verdict:
     """First match wins; held_back_by: a sub-plan that keeps this plan's group from the trash."""
-    evidence = _active_now(facts, scan)
-    if evidence is not None:
-        return Verdict(facts, PlanClass.ACTIVE, evidence)
-    evidence = _completed(facts, scan)
-    if evidence is not None:
-        return Verdict(facts, PlanClass.COMPLETED, evidence)
+    active = _active_now(facts, scan)
+    if active is not None:
+        return Verdict(facts, PlanClass.ACTIVE, active, basis=Basis.NOW)
+    found = _completed(facts, scan)
+    if found is not None:
+        return Verdict(facts, PlanClass.COMPLETED, found.reason, basis=found.basis)
     limits = scan.rules.thresholds
     age = _age(facts, scan)
     if held_back_by is None and _small_and_old(facts, scan):
@@ -135,8 +230,10 @@ def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None 
         return Verdict(facts, PlanClass.STALE, reason)
     held = "" if held_back_by is None else "; " + _held_back_note(held_back_by, scan)
     if age > limits.dormant_days:
-        # For the person who decides: what the plan says of itself, short of done.
-        said = "" if facts.status is None else f"; {facts.status.evidence}"
+        found = _agent_finished(facts, scan)
+        if found is not None:
+            return Verdict(facts, PlanClass.COMPLETED, found.reason, basis=found.basis)
+        said = _short_of_deciding(facts, scan)
         reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}{said}{held}"
         return Verdict(facts, PlanClass.DORMANT, reason)
     if age < 0:
@@ -151,6 +248,7 @@ def classify(
     now: datetime,
     current: frozenset[str] = frozenset(),
     in_use: Mapping[str, str] | None = None,
+    evidence: Evidence | None = None,
 ) -> tuple[Verdict, ...]:
     """Classify every plan, then fold each sub-plan under its root parent.
 
@@ -159,7 +257,7 @@ def classify(
     parent's class. A stale parent with a sub-plan that is not small and old
     on its own skips rule 3: the group is dormant or active, never trashed.
     """
-    scan = _Scan.of(rules, now, current, in_use or {})
+    scan = _Scan.of(rules, now, current, in_use, evidence)
     own = {facts.name: _classify_one(facts, scan) for facts in plans}
     roots = root_parents(own)
     children: dict[str, list[str]] = {}
@@ -186,13 +284,15 @@ def classify(
             verdicts.append(
                 verdict._replace(subplans=tuple(sorted(subplans))) if subplans else verdict
             )
-        elif _active_now(verdict.facts, scan) is not None:
+        elif verdict.basis is Basis.NOW:
             verdicts.append(verdict._replace(parent=root))  # stands on its own
         else:
-            parent_class = own[root].plan_class
             verdicts.append(
                 verdict._replace(
-                    plan_class=parent_class, reason=follows_parent_reason(root), parent=root
+                    plan_class=own[root].plan_class,
+                    reason=follows_parent_reason(root),
+                    parent=root,
+                    basis=Basis.PARENT,
                 )
             )
     return tuple(verdicts)

@@ -83,7 +83,7 @@ def _flag_text(text: str) -> bool:
 
 def _model(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValueError('must name a Claude model, e.g. "claude-haiku-4-5"')
+        raise ValueError('must name a Claude model, e.g. "claude-haiku-5-5"')
     return value.strip()
 
 
@@ -91,6 +91,14 @@ def _positive(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError("must be a whole number > 0")
     return value
+
+
+def _confidence(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a number from 0 to 1")
+    if not 0 <= value <= 1:
+        raise ValueError(f"must be a number from 0 to 1, not {value:g}")
+    return float(value)
 
 
 def _number_text(text: str) -> float | int:
@@ -134,17 +142,22 @@ KEYS: dict[str, _Key] = {
         _Key("agent_model", _model, str),
         _Key("agent_budget", _positive, _number_text),
         _Key("agent_plan_bytes", _positive, _number_text),
+        _Key("agent_archives", _flag, _flag_text),
+        _Key("agent_min_confidence", _confidence, _number_text),
     )
 }
 
 
 class AgentSettings(NamedTuple):
-    """SPEC 8: whether to ask Claude, which model, and how much it may spend."""
+    """SPEC 8: whether to ask Claude, which model, how much it may spend, and whether its
+    `finished` verdicts may archive a dormant plan (SPEC 4.4)."""
 
     enabled: bool = False
-    model: str = "claude-haiku-4-5"  # small and fast; the SDK lists it
+    model: str = "claude-haiku-5-5"  # the current small, fast model the SDK lists
     budget: int = 50_000  # tokens, input and output, per run
-    plan_bytes: int = 12_000  # at most this much of a plan is sent
+    plan_bytes: int = 12_000  # at most this much of a plan is sent, head and tail
+    archives: bool = False  # a dormant plan it judges finished is archived
+    min_confidence: float = 0.8  # ... when it is at least this sure
 
 
 class Settings(NamedTuple):
@@ -171,6 +184,8 @@ class Settings(NamedTuple):
             "agent_model": self.agent.model,
             "agent_budget": self.agent.budget,
             "agent_plan_bytes": self.agent.plan_bytes,
+            "agent_archives": self.agent.archives,
+            "agent_min_confidence": self.agent.min_confidence,
         }
 
 
@@ -248,6 +263,8 @@ def load_settings(
             model=values.get("agent_model", _AGENT.model),
             budget=values.get("agent_budget", _AGENT.budget),
             plan_bytes=values.get("agent_plan_bytes", _AGENT.plan_bytes),
+            archives=values.get("agent_archives", _AGENT.archives),
+            min_confidence=values.get("agent_min_confidence", _AGENT.min_confidence),
         ),
     )
 

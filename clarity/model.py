@@ -60,6 +60,17 @@ class TextStatus(NamedTuple):
     done: bool
 
 
+class SessionEvidence(NamedTuple):
+    """What a Claude Code session did with a plan it presented (SPEC 4.3): facts to weigh."""
+
+    session: str  # the session whose approval is the latest
+    approved_at: float  # when the person approved the plan, seconds since the epoch
+    files_edited: int  # files outside the plans dir the session edited after that
+    todos: tuple[int, int] | None  # (done, total) of the session's todo list after that, if any
+    last_activity: float  # the session's last write to its transcripts
+    withdrawn: str | None = None  # why the approval no longer stands, if it does not
+
+
 class FileStamp(NamedTuple):
     """What stat says about a file: if none of it changed, neither did the bytes.
 
@@ -115,12 +126,26 @@ class Skipped(NamedTuple):
     reason: str
 
 
+class Basis(StrEnum):
+    """The kind of evidence that decided a verdict (the scan's footer counts them)."""
+
+    NOW = "in use or touched today"  # rule 1
+    MARKER = "terminal marker"
+    FRONTMATTER = "frontmatter status"
+    STATUS = "status field or table"
+    SESSION = "session evidence"
+    AGENT = "agent's verdict"
+    AGE = "age and size"  # rules 3 to 5
+    PARENT = "its parent"  # a sub-plan that follows its parent
+
+
 class Verdict(NamedTuple):
     facts: PlanFacts
     plan_class: PlanClass
     reason: str
     parent: str | None = None  # name of the root parent, for a sub-plan
     subplans: tuple[str, ...] = ()  # names of the sub-plans folded under this plan
+    basis: Basis = Basis.AGE
 
     @property
     def action(self) -> Action:
@@ -154,6 +179,14 @@ class ScanReport(NamedTuple):
     agent: AgentUsage | None = None  # set when the agent was asked for
     retention: Retention | None = None  # None when not looked up (hand-made reports)
     notes: tuple[str, ...] = ()  # things the reader of the report should know
+    projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
+
+    def project(self, verdict: Verdict) -> str | None:
+        """The project a plan belongs to: its own session's, else its parent's."""
+        found = self.projects.get(verdict.name)
+        if found is None and verdict.parent is not None:
+            found = self.projects.get(verdict.parent)
+        return found
 
     def counts(self) -> dict[str, int]:
         counts = {plan_class.value: 0 for plan_class in PlanClass}

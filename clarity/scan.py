@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
-from clarity.classifier import Rules, classify
+from clarity.classifier import Evidence, Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.facts_cache import FactsCache
 from clarity.locations import claude_retention
 from clarity.markers import compile_markers
-from clarity.model import ScanReport
+from clarity.model import ScanReport, Verdict
 from clarity.progress import Progress
 from clarity.proposal import Proposal, build_proposal
 from clarity.reader import read_plans_dir
@@ -50,14 +50,35 @@ def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]
 
 
 def live_sessions(settings: Settings, now: datetime, session: str | None) -> PlanSessions:
-    """What Claude Code's transcripts say about this plans dir's plans as of now."""
+    """What Claude Code's transcripts say about this plans dir's plans as of now.
+
+    What they said before is kept in the plans dir's state folder: only what
+    was appended since is read.
+    """
     return find_plan_sessions(
         settings.claude_dir / "projects",
         settings.plans_dir,
         now.timestamp(),
         settings.protect_hours,
         session or None,
+        DirState.for_plans_dir(settings.plans_dir).sessions_file,
     )
+
+
+Review = Callable[[ScanReport], ScanReport]  # the agent's advice on a report's dormant plans
+
+
+def in_project(report: ScanReport, project: Path) -> ScanReport:
+    """The report on one project's plans: those whose session worked in project (or below it)."""
+    roots = {os.path.abspath(project), os.path.realpath(project)}  # noqa: PTH100 (as typed)
+
+    def inside(folder: str | None) -> bool:
+        return folder is not None and any(
+            folder == root or folder.startswith(root.rstrip(os.sep) + os.sep) for root in roots
+        )
+
+    kept = tuple(v for v in report.verdicts if inside(report.project(v)))
+    return report._replace(verdicts=kept)
 
 
 def scan(
@@ -67,12 +88,16 @@ def scan(
     session: str | None = None,
     progress: Progress | None = None,
     cache: FactsCache | None = None,
+    review: Review | None = None,
+    project: Path | None = None,
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
     session is the id of the Claude Code session clarity runs for: its plans
     are the current ones, however long ago it last wrote. cache: facts of
-    plans unchanged since they were last read.
+    plans unchanged since they were last read. review: the agent, asked about
+    the dormant plans; its `finished` verdicts decide where the person let
+    them (agent_archives). project: report only that project's plans.
     """
     check_plans_dir(settings)
     try:
@@ -83,18 +108,37 @@ def scan(
             "check its permissions"
         ) from None
     sessions = live_sessions(settings, now, session)
-    rules = Rules(markers=compile_markers(settings.markers), thresholds=settings.thresholds)
+    rules = Rules(
+        markers=compile_markers(settings.markers),
+        thresholds=settings.thresholds,
+        agent_min_confidence=settings.agent.min_confidence,
+    )
     current_names = current_plan_names(current, settings.plans_dir) | sessions.current
-    verdicts = classify(listing.plans, rules, now, current_names, sessions.in_use)
-    return ScanReport(
+    evidence = Evidence(sessions=sessions.evidence)
+
+    def verdicts() -> tuple[Verdict, ...]:
+        return classify(listing.plans, rules, now, current_names, sessions.in_use, evidence)
+
+    report = ScanReport(
         plans_dir=settings.plans_dir,
         archive_dir=settings.archive_dir,
         now=now,
-        verdicts=verdicts,
+        verdicts=verdicts(),
         skipped=listing.skipped,
         retention=claude_retention(settings.claude_dir),
         notes=sessions.notes,
+        projects=sessions.projects,
     )
+    if project is not None:
+        report = in_project(report, project)
+    if review is not None:
+        report = review(report)
+        if settings.agent.archives and report.advice:
+            evidence = evidence._replace(agent=report.advice)
+            report = report._replace(verdicts=verdicts())
+            if project is not None:
+                report = in_project(report, project)
+    return report
 
 
 def scan_and_propose(
@@ -104,6 +148,8 @@ def scan_and_propose(
     session: str | None,
     progress: Progress | None,
     state: DirState,
+    review: Review | None = None,
+    project: Path | None = None,
 ) -> tuple[ScanReport, Proposal]:
     """Scan with what the last scan of this directory read, and propose its moves.
 
@@ -111,7 +157,7 @@ def scan_and_propose(
     proposal is the caller's to record.
     """
     cache = FactsCache.load(state.facts_cache_file)
-    report = scan(settings, now, current, session, progress, cache)
+    report = scan(settings, now, current, session, progress, cache, review, project)
     proposal = build_proposal(report, progress)
     cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)
     cache.save(state.facts_cache_file)

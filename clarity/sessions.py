@@ -1,29 +1,25 @@
-"""Which Claude Code sessions use which plans (SPEC 9): evidence from transcripts.
+"""What Claude Code's sessions did with the plans of one plans directory (SPEC 4.3 and 9).
 
-Claude Code keeps one JSON-lines transcript per session under
-`<claude config dir>/projects/<project>/<session id>.jsonl` (a sub-agent's
-under `<session id>/subagents/`). A session uses a plan when its transcript
-names the plan's file: a plan-mode attachment's `planFilePath`, or the
-`file_path` of a Write or Edit tool call into the plans directory.
-
-Transcripts can be large, and there can be thousands of them, so only those
-modified within the protection window are read (plus the named current
-session's), each through a memory map: a line is parsed only when it holds
-one of the byte strings that evidence must contain. A line that is not JSON
-(a torn write, a foreign tool) is skipped.
+Every transcript under `<claude config dir>/projects/` is read from where the
+last scan stopped (`transcripts/reader.py`), what was learned is kept in the
+state folder (`transcripts/store.py`) and weighed (`transcripts/evidence.py`):
+which plans live sessions use, which session a `--session` id names, the
+project of each plan, and each plan's latest approval.
 """
 
 from __future__ import annotations
 
-import json
-import mmap
+import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import MappingProxyType
+from typing import NamedTuple
 
-PLAN_PATH_KEY = "planFilePath"
-EDITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
+from clarity.model import SessionEvidence
+from clarity.transcripts.evidence import weigh
+from clarity.transcripts.reader import PlanPaths, read_transcript
+from clarity.transcripts.store import TranscriptFacts, load_store, save_store
 
 
 class PlanSessions(NamedTuple):
@@ -31,24 +27,16 @@ class PlanSessions(NamedTuple):
 
     in_use: Mapping[str, str]  # plan name -> the session that used it most recently
     current: frozenset[str]  # plan names the --session session used
-    transcripts_read: int = 0
+    transcripts_read: int = 0  # transcripts with new lines this time
     notes: tuple[str, ...] = ()
+    evidence: Mapping[str, SessionEvidence] = MappingProxyType({})  # plan -> its latest approval
+    projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
+    bytes_read: int = 0
 
 
-class _Transcript(NamedTuple):
-    path: Path
-    mtime: float
-    session: str  # the session the file belongs to, from its place in the tree
-
-
-def _session_of(path: Path) -> str:
-    if path.parent.name == "subagents":
-        return path.parent.parent.name  # <session>/subagents/agent-<id>.jsonl
-    return path.stem
-
-
-def _transcripts(projects_dir: Path) -> Iterator[_Transcript]:
-    """Every `*.jsonl` file under projects_dir; links are not followed."""
+def _transcripts(projects_dir: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """Every `*.jsonl` file under projects_dir, sessions' before sub-agents'; links not followed."""
+    found: list[tuple[bool, str, os.stat_result]] = []
     stack = [projects_dir]
     while stack:
         folder = stack.pop()
@@ -61,99 +49,24 @@ def _transcripts(projects_dir: Path) -> Iterator[_Transcript]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(Path(entry.path))
                 elif entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-                    path = Path(entry.path)
-                    yield _Transcript(path, entry.stat().st_mtime, _session_of(path))
+                    agent = entry.name.startswith("agent-") or folder.name == "subagents"
+                    found.append((agent, entry.path, entry.stat(follow_symlinks=False)))
             except OSError:
                 continue
+    # A sub-agent's tool calls are read only once its session is known to use a plan.
+    for _, path, info in sorted(found, key=lambda item: item[:2]):
+        yield Path(path), info
 
 
-class _PlanPaths:
-    """Tells whether a path a transcript names is a plan in the plans directory."""
-
-    def __init__(self, plans_dir: Path) -> None:
-        self.real_dir = os.path.realpath(plans_dir)
-        spellings = {os.path.abspath(plans_dir), self.real_dir}  # noqa: PTH100 (no resolve)
-        # As the directory appears inside a JSON string, with a separator after it.
-        self.needles = tuple(
-            json.dumps(spelling + os.sep, ensure_ascii=False)[1:-1].encode()
-            for spelling in sorted(spellings)
-        )
-        self._parents: dict[str, bool] = {}
-
-    def plan_name(self, value: object) -> str | None:
-        if not isinstance(value, str) or not value.endswith(".md"):
-            return None
-        path = Path(value).expanduser()
-        if not path.is_absolute():
-            return None
-        parent = str(path.parent)
-        inside = self._parents.get(parent)
-        if inside is None:
-            inside = self._parents[parent] = os.path.realpath(parent) == self.real_dir
-        return path.name if inside else None
-
-
-def _references(record: Any, plan_paths: _PlanPaths) -> Iterator[str]:
-    """Plan names a parsed transcript record refers to, wherever they are nested."""
-    stack = [record]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-            continue
-        if not isinstance(item, dict):
-            continue
-        name = plan_paths.plan_name(item.get(PLAN_PATH_KEY))
-        if name is not None:
-            yield name
-        tool_input = item.get("input")
-        if (
-            item.get("type") == "tool_use"
-            and item.get("name") in EDITING_TOOLS
-            and isinstance(tool_input, dict)
-        ):
-            name = plan_paths.plan_name(tool_input.get("file_path"))
-            if name is not None:
-                yield name
-        stack.extend(value for value in item.values() if isinstance(value, dict | list))
-
-
-def _candidate_lines(data: mmap.mmap, needles: tuple[bytes, ...]) -> Iterator[bytes]:
-    """Each line that holds any needle, once, in file order."""
-    starts: set[int] = set()
-    for needle in needles:
-        position = data.find(needle)
-        while position != -1:
-            start = data.rfind(b"\n", 0, position) + 1
-            end = data.find(b"\n", position)
-            end = len(data) if end == -1 else end
-            starts.add(start)
-            position = data.find(needle, end)
-    for start in sorted(starts):
-        end = data.find(b"\n", start)
-        yield data[start : len(data) if end == -1 else end]
-
-
-def _read(transcript: _Transcript, plan_paths: _PlanPaths) -> Iterator[tuple[str, str]]:
-    """(session id, plan name) for every plan reference in one transcript."""
-    needles = (f'"{PLAN_PATH_KEY}"'.encode(), *plan_paths.needles)
-    try:
-        with transcript.path.open("rb") as stream:
-            if os.fstat(stream.fileno()).st_size == 0:
-                return
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                lines = list(_candidate_lines(data, needles))
-    except (OSError, ValueError):
-        return  # vanished, unreadable or unmappable: no evidence from it
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # a torn or foreign line
-        session = record.get("sessionId") if isinstance(record, dict) else None
-        session = session if isinstance(session, str) and session else transcript.session
-        for name in _references(record, plan_paths):
-            yield session, name
+def _unchanged(known: TranscriptFacts | None, info: os.stat_result) -> bool:
+    if known is None:
+        return False
+    cursor = known.cursor
+    return (cursor.size, cursor.mtime_ns, cursor.inode) == (
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ino,
+    )
 
 
 def find_plan_sessions(
@@ -162,32 +75,53 @@ def find_plan_sessions(
     now: float,
     protect_hours: float,
     current_session: str | None = None,
+    store_file: Path | None = None,
 ) -> PlanSessions:
-    """Plans used by sessions active within protect_hours of now, and by current_session."""
-    if not projects_dir.is_dir():
-        note = f"session {current_session}: no transcripts in {projects_dir}"
-        return PlanSessions({}, frozenset(), notes=(note,) if current_session else ())
-    since = now - protect_hours * 3600
-    plan_paths = _PlanPaths(plans_dir)
-    last_used: dict[str, tuple[float, str]] = {}
-    current: set[str] = set()
-    read = 0
-    found_current = False
-    for transcript in _transcripts(projects_dir):
-        is_current = current_session is not None and transcript.session == current_session
-        recent = protect_hours > 0 and since <= transcript.mtime
-        if not (recent or is_current):
+    """Read what the transcripts appended since the last time, and weigh it all.
+
+    store_file keeps what was learned between runs (None: read every
+    transcript whole and keep nothing).
+    """
+    store = load_store(store_file, plans_dir) if store_file is not None else None
+    known: dict[str, TranscriptFacts] = dict(store.transcripts) if store else {}
+    plans = PlanPaths(plans_dir)
+    plan_sessions = {facts.session for facts in known.values() if facts.refs or facts.events}
+    seen: set[str] = set()
+    read = bytes_read = 0
+    changed = False
+    for path, info in _transcripts(projects_dir) if projects_dir.is_dir() else ():
+        key = str(path)
+        seen.add(key)
+        before = known.get(key)
+        if _unchanged(before, info):
             continue
-        read += 1
-        found_current = found_current or is_current
-        for session, name in _read(transcript, plan_paths):
-            if session == current_session:
-                current.add(name)
-                found_current = True
-            if recent and last_used.get(name, (-1.0, ""))[0] < transcript.mtime:
-                last_used[name] = (transcript.mtime, session)
-    notes: tuple[str, ...] = ()
-    if current_session and not found_current:
-        notes = (f"session {current_session}: no transcript found under {projects_dir}",)
-    in_use = {name: session for name, (_, session) in last_used.items()}
-    return PlanSessions(in_use, frozenset(current), read, notes)
+        result = read_transcript(path, before, plans, plan_sessions)
+        if result is None:
+            continue
+        known[key] = result.facts
+        changed = True
+        if result.bytes_read:
+            read += 1
+            bytes_read += result.bytes_read
+    for key in [key for key, facts in known.items() if key not in seen]:
+        if not known[key].says_anything:  # gone, and it said nothing: forget it
+            del known[key]
+            changed = True
+    if store_file is not None and changed:
+        # Not kept: the next scan reads again what this one read; its evidence is still used.
+        with contextlib.suppress(OSError):
+            save_store(store_file, plans_dir, known)
+    weighed = weigh(known.values(), now, protect_hours, current_session)
+    notes = list(store.notes) if store else []
+    if current_session and current_session not in weighed.known_sessions:
+        where = projects_dir if projects_dir.is_dir() else f"{projects_dir} (no such folder)"
+        notes.append(f"session {current_session}: no transcript found under {where}")
+    return PlanSessions(
+        weighed.in_use,
+        weighed.current,
+        read,
+        tuple(notes),
+        weighed.evidence,
+        weighed.projects,
+        bytes_read,
+    )

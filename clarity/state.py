@@ -4,6 +4,7 @@
         plans_dir        the plans directory this folder is for (for people)
         proposal.json    the latest scan's proposal
         facts.cache      what that scan read from each plan (see facts_cache; disposable)
+        sessions.json    what Claude Code's transcripts said, and how far they were read
         runs/NNNNNN-<kind>.jsonl   the journal of each apply and undo
         running          the run in progress; gone once it ends
         lock, owner      held (and who holds it) while a run moves files
@@ -92,6 +93,10 @@ class DirState(NamedTuple):
     @property
     def facts_cache_file(self) -> Path:
         return self.root / "facts.cache"
+
+    @property
+    def sessions_file(self) -> Path:
+        return self.root / "sessions.json"
 
     @property
     def runs_dir(self) -> Path:

@@ -49,7 +49,7 @@ def test_scan_with_the_agent_adds_advice_to_dormant_plans_only(
         assert by_name[name]["advice"] == VERDICT
     assert "advice" not in by_name["done.md"] and "advice" not in by_name["live.md"]
     agent = document["agent"]
-    assert agent["model"] == "claude-haiku-4-5"
+    assert agent["model"] == "claude-haiku-5-5"  # the current small model the SDK lists
     assert agent["requests"] == 2 and agent["cached"] == 0
     assert agent["input_tokens"] > 0 and agent["output_tokens"] == 120
     assert len(claude.requests) == 2
@@ -79,7 +79,7 @@ def test_the_reports_show_the_advice_and_the_tokens_used(
 ) -> None:
     table = scan(cli, plans, "--agent")
     assert "agent: abandoned (80%): No activity for weeks" in table.stdout
-    assert "Agent claude-haiku-4-5: 2 requests" in table.stdout
+    assert "Agent claude-haiku-5-5: 2 requests" in table.stdout
     assert "tokens used of a 50,000 budget" in table.stdout
     markdown = scan(cli, plans, "--agent", "--format", "markdown")
     assert "— agent: abandoned (80%)" in markdown.stdout
@@ -144,7 +144,7 @@ def test_a_reply_outside_the_schema_gives_no_advice(
         "id": "m",
         "type": "message",
         "role": "assistant",
-        "model": "claude-haiku-4-5",
+        "model": "claude-haiku-5-5",
         "content": [{"type": "tool_use", "id": "t", "name": "record_verdict", "input": bad}],
         "stop_reason": "tool_use",
         "stop_sequence": None,

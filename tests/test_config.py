@@ -218,6 +218,8 @@ def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) ->
         "agent_model",
         "agent_budget",
         "agent_plan_bytes",
+        "agent_archives",
+        "agent_min_confidence",
     }
     assert entries["agent"] == {"value": False, "source": "default"}
     assert entries["dormant_days"] == {"value": 30.0, "source": f"config {path}"}

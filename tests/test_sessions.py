@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from clarity.sessions import find_plan_sessions
+from clarity.sessions import PlanSessions, find_plan_sessions
 from tests.claude_home import (
     HOUR,
     plan_mode,
@@ -255,7 +255,7 @@ def test_a_plans_dir_reached_through_a_link_matches_the_real_path(
     assert scan(cli, link)["search.md"]["class"] == "active"
 
 
-def test_only_transcripts_inside_the_window_are_read(plans_dir, claude_dir):
+def test_old_transcripts_are_read_once_and_only_new_lines_after(plans_dir, claude_dir, tmp_path):
     make_files(plans_dir, {"search.md": Plan(DORMANT, 30)})
     for number in range(300):
         session = f"old-{number:04d}"
@@ -266,12 +266,27 @@ def test_only_transcripts_inside_the_window_are_read(plans_dir, claude_dir):
             age_hours=48 + number,
             project=f"-home-dev-p{number % 7}",
         )
-    write_transcript(claude_dir, SESSION, [plan_mode(SESSION, plans_dir / "search.md")])
+    live = write_transcript(claude_dir, SESSION, [plan_mode(SESSION, plans_dir / "search.md")])
+    store = tmp_path / "sessions.json"
 
-    found = find_plan_sessions(claude_dir / "projects", plans_dir, NOW.timestamp(), 24)
+    def look() -> PlanSessions:
+        return find_plan_sessions(
+            claude_dir / "projects", plans_dir, NOW.timestamp(), 24, None, store
+        )
 
-    assert found.transcripts_read == 1
-    assert dict(found.in_use) == {"search.md": SESSION}
+    first = look()
+    assert first.transcripts_read == 301
+    assert dict(first.in_use) == {"search.md": SESSION}  # old sessions are not live ones
+
+    again = look()
+    assert (again.transcripts_read, again.bytes_read) == (0, 0)
+    assert dict(again.in_use) == {"search.md": SESSION}
+
+    line = json.dumps(user_text(SESSION, "carry on"), separators=(",", ":")).encode() + b"\n"
+    with live.open("ab") as stream:
+        stream.write(line)
+    appended = look()
+    assert (appended.transcripts_read, appended.bytes_read) == (1, len(line))
 
 
 # The countdown to Claude Code's own cleanup

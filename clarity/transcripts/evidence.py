@@ -1,0 +1,150 @@
+"""What the sessions did with each plan, weighed from transcript facts: no I/O, no clock.
+
+A session's facts are spread over its transcripts (its own and its
+sub-agents'); here they are put together, and for each plan come out:
+which live session uses it, the project it belongs to, and the latest
+approval of it with what followed (SPEC 4.3). Whether that approval
+decides the plan's class is the classifier's call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
+
+from clarity.model import SessionEvidence
+from clarity.transcripts.store import (
+    APPROVED,
+    PLAN_MODE,
+    PRESENTED,
+    REJECTED,
+    Event,
+    TranscriptFacts,
+)
+
+
+@dataclass
+class _Session:
+    """One session, its transcripts' facts put together."""
+
+    id: str
+    last_activity: float = 0.0
+    cwd: str | None = None
+    refs: dict[str, str] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    edits: dict[str, str] = field(default_factory=dict)
+    todos: tuple[str, int, int] | None = None
+    tasks: dict[str, str] = field(default_factory=dict)
+
+    def add(self, facts: TranscriptFacts) -> None:
+        self.last_activity = max(self.last_activity, facts.mtime)
+        for name, time in facts.refs.items():
+            self.refs[name] = max(self.refs.get(name, ""), time)
+        for path, time in facts.edits.items():
+            self.edits[path] = max(self.edits.get(path, ""), time)
+        self.events += facts.events
+        if facts.sidechain:
+            return  # a sub-agent's edits count for the session; its todo list is its own
+        self.cwd = facts.cwd or self.cwd
+        if facts.todos is not None and (self.todos is None or self.todos[0] <= facts.todos[0]):
+            self.todos = facts.todos
+        self.tasks.update(facts.tasks)
+
+
+class SessionFacts(NamedTuple):
+    """What the transcripts say about the plans of one plans directory."""
+
+    in_use: Mapping[str, str]  # plan -> the live session that used it most recently
+    current: frozenset[str]  # plans the --session session used
+    evidence: Mapping[str, SessionEvidence]  # plan -> its latest approval and what followed
+    projects: Mapping[str, str]  # plan -> the working directory of the session that used it last
+    known_sessions: frozenset[str]
+
+
+def _seconds(time: str) -> float:
+    return datetime.fromisoformat(time).timestamp()
+
+
+def weigh(
+    transcripts: Iterable[TranscriptFacts],
+    now: float,
+    protect_hours: float,
+    current_session: str | None = None,
+) -> SessionFacts:
+    sessions: dict[str, _Session] = {}
+    for facts in transcripts:
+        sessions.setdefault(facts.session, _Session(facts.session)).add(facts)
+    since = now - protect_hours * 3600
+    in_use: dict[str, tuple[float, str]] = {}
+    current: set[str] = set()
+    named_last: dict[str, tuple[str, str]] = {}  # plan -> (time, session) of its last mention
+    for session in sessions.values():
+        live = protect_hours > 0 and session.last_activity >= since
+        for name, time in session.refs.items():
+            if live and in_use.get(name, (-1.0, ""))[0] < session.last_activity:
+                in_use[name] = (session.last_activity, session.id)
+            if named_last.get(name, ("", ""))[0] < time:
+                named_last[name] = (time, session.id)
+        if session.id == current_session:
+            current.update(session.refs)
+    projects = {
+        name: cwd
+        for name, (_, session) in named_last.items()
+        if (cwd := sessions[session].cwd) is not None
+    }
+    return SessionFacts(
+        {name: session for name, (_, session) in in_use.items()},
+        frozenset(current),
+        _approvals(sessions),
+        projects,
+        frozenset(sessions),
+    )
+
+
+def _approvals(sessions: Mapping[str, _Session]) -> dict[str, SessionEvidence]:
+    """For each plan ever approved: its latest approval, and whether anything undid it."""
+    by_plan: dict[str, list[tuple[Event, str]]] = {}
+    for session in sessions.values():
+        for event in session.events:
+            by_plan.setdefault(event.plan, []).append((event, session.id))
+    found: dict[str, SessionEvidence] = {}
+    for plan, events in by_plan.items():
+        events.sort(key=lambda item: item[0].time)
+        approvals = [index for index, (event, _) in enumerate(events) if event.kind == APPROVED]
+        if not approvals:
+            continue  # presented and rejected, or never answered: no evidence
+        approval, session_id = events[approvals[-1]]
+        later = [event for event, _ in events[approvals[-1] + 1 :] if event.time > approval.time]
+        session = sessions[session_id]
+        found[plan] = SessionEvidence(
+            session=session_id,
+            approved_at=_seconds(approval.time),
+            files_edited=sum(time > approval.time for time in session.edits.values()),
+            todos=_todos(session, approval.time),
+            last_activity=session.last_activity,
+            withdrawn=_withdrawn(later),
+        )
+    return found
+
+
+def _withdrawn(later: list[Event]) -> str | None:
+    """Why an approval no longer stands, from what happened to the plan after it."""
+    if any(event.kind == REJECTED for event in later):
+        return "presented again and rejected"
+    if any(event.kind == PRESENTED for event in later):
+        return "presented again, not approved"
+    if any(event.kind == PLAN_MODE for event in later):
+        return "back in plan mode since"
+    return None
+
+
+def _todos(session: _Session, after: str) -> tuple[int, int] | None:
+    """The session's todo list as it last stood after the approval: (done, total)."""
+    if session.todos is not None and session.todos[0] >= after and session.todos[2]:
+        return session.todos[1], session.todos[2]
+    if session.tasks:
+        done = sum(status == "completed" for status in session.tasks.values())
+        return done, len(session.tasks)
+    return None

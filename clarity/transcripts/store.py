@@ -1,0 +1,248 @@
+"""What was learned from each transcript, kept in the state folder (sessions.json).
+
+One record per transcript file: where reading stopped (so the next scan reads
+only appended bytes) and what the file said about this plans directory's
+plans. Records of transcripts Claude Code has since deleted are kept, since
+they are the only evidence left of what those sessions did.
+
+The file is plain JSON a person can read. Every record is checked as it is
+loaded: a damaged one is dropped and named in one note, and its transcript,
+if it still exists, is simply read again from the start.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from clarity.state import write_atomic
+
+STORE_VERSION = 1
+
+
+class Cursor(NamedTuple):
+    """How far a transcript was read, and how to tell it is still the same file."""
+
+    size: int
+    mtime_ns: int
+    inode: int
+    offset: int  # every complete line before this byte has been read
+    check: str  # sha1 of the bytes just before offset: a file rewritten in place differs
+
+
+class Event(NamedTuple):
+    """Something a session did with a plan, at a moment (ISO time, as transcripts write it)."""
+
+    time: str
+    kind: str  # one of EVENT_KINDS
+    plan: str  # the plan's name in the plans directory
+    tool_id: str = ""  # the ExitPlanMode call it belongs to, if any
+
+
+PLAN_MODE, PRESENTED, APPROVED, REJECTED = "plan_mode", "presented", "approved", "rejected"
+EVENT_KINDS = frozenset({PLAN_MODE, PRESENTED, APPROVED, REJECTED})
+
+
+class PendingCall(NamedTuple):
+    """An ExitPlanMode call whose answer was not in the transcript yet."""
+
+    tool_id: str
+    plan: str
+    time: str
+
+
+@dataclass
+class TranscriptFacts:
+    """What one transcript file said, as far as it has been read."""
+
+    session: str
+    sidechain: bool  # a sub-agent's transcript: counts for its session
+    cursor: Cursor
+    mtime: float  # the transcript's last change: the session's last activity
+    cwd: str | None = None  # the session's working directory: the plan's project
+    plan: str | None = None  # the plan this transcript's plan mode writes to, lately
+    refs: dict[str, str] = field(default_factory=dict)  # plan -> last time it was named
+    events: list[Event] = field(default_factory=list)
+    edits: dict[str, str] = field(default_factory=dict)  # file outside the plans dir -> last edit
+    todos: tuple[str, int, int] | None = None  # (time, done, total) of the last todo list
+    tasks: dict[str, str] = field(default_factory=dict)  # task id -> its status
+    pending: list[PendingCall] = field(default_factory=list)
+
+    @property
+    def says_anything(self) -> bool:
+        return bool(self.refs or self.events or self.edits or self.pending)
+
+    def to_json(self) -> list[Any]:
+        return [
+            self.session,
+            self.sidechain,
+            list(self.cursor),
+            self.mtime,
+            self.cwd,
+            self.plan,
+            self.refs,
+            [list(event) for event in self.events],
+            self.edits,
+            None if self.todos is None else list(self.todos),
+            self.tasks,
+            [list(call) for call in self.pending],
+        ]
+
+    @classmethod
+    def from_json(cls, data: Any) -> TranscriptFacts:
+        """The record as stored; ValueError if it is not what this version writes."""
+        if not isinstance(data, list) or len(data) != 12:
+            raise ValueError("not a transcript record")
+        session, sidechain, cursor, mtime, cwd, plan, refs, events, edits, todos, tasks, pending = (
+            data
+        )
+        facts = cls(
+            _text(session),
+            _flag(sidechain),
+            _cursor(cursor),
+            _number(mtime),
+            _optional_text(cwd),
+            _optional_text(plan),
+            _text_map(refs),
+            [_event(event) for event in _list(events)],
+            _text_map(edits),
+            None if todos is None else _todos(todos),
+            _text_map(tasks),
+            [PendingCall(*_texts(call, 3)) for call in _list(pending)],
+        )
+        return facts
+
+
+def _cursor(value: Any) -> Cursor:
+    size, mtime_ns, inode, offset = _ints(value, 4)
+    return Cursor(size, mtime_ns, inode, offset, _text(_item(value, 4)))
+
+
+def _item(values: Any, index: int) -> Any:
+    if not isinstance(values, list) or len(values) <= index:
+        raise ValueError("a list is too short")
+    return values[index]
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise ValueError("not a list")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    return value
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("not true or false")
+    return value
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("not a number")
+    return float(value)
+
+
+def _ints(values: Any, count: int) -> list[int]:
+    items = [_item(values, index) for index in range(count)]
+    if any(isinstance(item, bool) or not isinstance(item, int) for item in items):
+        raise ValueError("not a whole number")
+    return items
+
+
+def _texts(values: Any, count: int) -> list[str]:
+    if not isinstance(values, list) or len(values) != count:
+        raise ValueError("wrong length")
+    return [_text(item) for item in values]
+
+
+def _text_map(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError("not a map of strings")
+    return dict(value)
+
+
+def _event(value: Any) -> Event:
+    event = Event(*_texts(value, 4))
+    if event.kind not in EVENT_KINDS:
+        raise ValueError(f"unknown event {event.kind!r}")
+    return event
+
+
+def _todos(value: Any) -> tuple[str, int, int]:
+    if not isinstance(value, list) or len(value) != 3:
+        raise ValueError("not a todo count")
+    time, done, total = _text(value[0]), *_ints(value[1:], 2)
+    return time, done, total
+
+
+class Store(NamedTuple):
+    """Every transcript's record, by the transcript's path; and what was wrong loading it."""
+
+    transcripts: dict[str, TranscriptFacts]
+    notes: tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[TranscriptFacts]:  # type: ignore[override]  # iterate records, not fields
+        return iter(self.transcripts.values())
+
+
+def load_store(path: Path, plans_dir: Path) -> Store:
+    """The records at path; an empty store, with a note, if the file is damaged."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return Store({})
+    except (OSError, ValueError) as error:
+        return Store({}, (_reread_note(path, f"unreadable ({_why(error)})"),))
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != STORE_VERSION
+        or not isinstance(data.get("transcripts"), dict)
+    ):
+        return Store({}, (_reread_note(path, "not this version's format"),))
+    if data.get("plans_dir") != str(plans_dir):
+        return Store({})  # another plans directory's (a moved state folder): start afresh
+    transcripts: dict[str, TranscriptFacts] = {}
+    damaged = 0
+    for name, record in data["transcripts"].items():
+        try:
+            transcripts[name] = TranscriptFacts.from_json(record)
+        except (ValueError, TypeError):
+            damaged += 1
+    notes = (_reread_note(path, f"{damaged} damaged record(s) dropped"),) if damaged else ()
+    return Store(transcripts, notes)
+
+
+def _why(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error).splitlines()[0]
+
+
+def _reread_note(path: Path, what: str) -> str:
+    return f"session records {path}: {what}; the transcripts still there are read again"
+
+
+def save_store(path: Path, plans_dir: Path, transcripts: Mapping[str, TranscriptFacts]) -> None:
+    """Write the records atomically and durably: they outlive the transcripts they tell of.
+
+    ASCII JSON, so that a path that is not valid UTF-8 comes back exact.
+    """
+    document = {
+        "version": STORE_VERSION,
+        "plans_dir": str(plans_dir),
+        "transcripts": {name: facts.to_json() for name, facts in transcripts.items()},
+    }
+    data = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, data.encode("ascii"))
