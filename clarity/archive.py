@@ -100,6 +100,7 @@ def index_record(
     summary: str,
     summary_source: str = "extract",
     original: Path,
+    project: str | None = None,
 ) -> dict[str, Any]:
     def relative(path: Path) -> str:
         return relative_path(path, archive_dir)
@@ -125,6 +126,7 @@ def index_record(
         "summary": summary,
         "summary_source": summary_source,
         "original_path": os.fsdecode(original),
+        "project": project,
         "run": run,
     }
 

@@ -57,7 +57,7 @@ def archive_proposal(report: ScanReport, values: Iterable[str]) -> Proposal:
         raise ClarityError("name at least one plan to archive, e.g. clarity archive foo.md")
     groups = []
     for name, verdict in chosen.items():
-        group = proposed_group(verdict, by_name, Action.ARCHIVE)
+        group = proposed_group(verdict, by_name, Action.ARCHIVE, None, report.project(verdict))
         if group is None:
             raise ClarityError(f"{name} changed or vanished while it was read; try again")
         groups.append(group)

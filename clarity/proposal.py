@@ -39,6 +39,7 @@ class ProposedFile(NamedTuple):
     title: str | None
     plan_class: PlanClass
     reason: str
+    project: str | None = None  # the working directory of the plan's session, if known
 
     def to_json(self) -> dict[str, Any]:
         stamp = self.stamp
@@ -52,11 +53,13 @@ class ProposedFile(NamedTuple):
             "title": self.title,
             "class": self.plan_class.value,
             "reason": self.reason,
+            "project": self.project,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ProposedFile:
         stamp = FileStamp(data["size"], data["mtime_ns"], data["inode"], data["ctime_ns"])
+        project = data.get("project")  # absent from proposals recorded before it was kept
         return cls(
             data["name"],
             stamp,
@@ -64,6 +67,7 @@ class ProposedFile(NamedTuple):
             data["title"],
             PlanClass(data["class"]),
             data["reason"],
+            project if isinstance(project, str) else None,
         )
 
 
@@ -135,7 +139,9 @@ def _fingerprint(facts: PlanFacts) -> Fingerprint | None:
     return print_
 
 
-def _proposed(verdict: Verdict, tick: Tick | None = None) -> ProposedFile | None:
+def _proposed(
+    verdict: Verdict, tick: Tick | None = None, project: str | None = None
+) -> ProposedFile | None:
     if tick is not None and verdict.facts.sha256 is None:
         tick(1)
     print_ = _fingerprint(verdict.facts)
@@ -148,17 +154,23 @@ def _proposed(verdict: Verdict, tick: Tick | None = None) -> ProposedFile | None
         verdict.facts.title,
         verdict.plan_class,
         verdict.reason,
+        project,
     )
 
 
 def proposed_group(
-    verdict: Verdict, by_name: Mapping[str, Verdict], action: Action, tick: Tick | None = None
+    verdict: Verdict,
+    by_name: Mapping[str, Verdict],
+    action: Action,
+    tick: Tick | None = None,
+    project: str | None = None,
 ) -> ProposedGroup | None:
     """A plan and the sub-plans that follow it, fingerprinted; None if the plan is gone.
 
     tick counts each file hashed here (the big ones the reader did not hash).
+    project: the plan's, for its archive record.
     """
-    plan = _proposed(verdict, tick)
+    plan = _proposed(verdict, tick, project)
     if plan is None:
         return None
     followers = (by_name[name] for name in verdict.subplans)
@@ -191,7 +203,10 @@ def build_proposal(report: ScanReport, progress: Progress | None = None) -> Prop
     if progress is not None:
         files = (by_name[name] for v in moving for name in (v.name, *v.subplans))
         tick = progress("Hashing plans to move", sum(f.facts.sha256 is None for f in files))
-    groups = (proposed_group(verdict, by_name, verdict.action, tick) for verdict in moving)
+    groups = (
+        proposed_group(verdict, by_name, verdict.action, tick, report.project(verdict))
+        for verdict in moving
+    )
     return proposal_of(report, (group for group in groups if group is not None))
 
 

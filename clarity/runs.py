@@ -32,7 +32,7 @@ from clarity.scan import check_plans_dir, live_sessions, scan, scan_and_propose
 from clarity.state import DirState
 
 if TYPE_CHECKING:
-    from clarity.agent.advisor import AgentUsage
+    from clarity.agent.advisor import Advisor, AgentUsage
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +104,14 @@ def run_apply(
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes = [note] if (note := recover(state)) else []
+        advisor = _advisor(settings)
         if rescan:
-            proposal = scan_and_propose(settings, now, current, session, progress, state)[1]
+            review = None
+            if advisor is not None and settings.agent.archives:  # its verdicts may decide
+                from clarity.agent.review import dormant_reviewer
+
+                review = dormant_reviewer(advisor, settings.agent.plan_bytes)
+            proposal = scan_and_propose(settings, now, current, session, progress, state, review)[1]
             save_proposal(state, proposal)
         else:
             proposal = _proposal(settings, state)
@@ -134,7 +140,7 @@ def run_apply(
         if not confirm(preview):
             return _nothing_done("apply", settings, notes, "nothing was moved")
         tick = progress("Moving plans", preview.file_count) if progress else None
-        summarize, usage = _summarizer(settings)
+        summarize, usage = _summarizer(settings, advisor)
         held = {} if rescan else in_use_now(settings, now, session)
         report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
@@ -158,19 +164,28 @@ def run_archive(
         notes = [note] if (note := recover(state)) else []
         proposal = archive_proposal(scan(settings, now, current, session), names)
         check_archive_dir(proposal.archive_dir)
-        summarize, usage = _summarizer(settings)
+        summarize, usage = _summarizer(settings, _advisor(settings))
         report = apply_groups(state, proposal, proposal.groups, None, summarize, kind="archive")
     return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
 
 
-def _summarizer(settings: Settings) -> tuple[Summarizer, AgentUsage | None]:
-    """Archive summaries from the agent when it is on, else extractive."""
+def _advisor(settings: Settings) -> Advisor | None:
+    """The agent, when it is on (the SDK itself is imported only when a request is made)."""
     if not settings.agent.enabled:
-        return extractive_summary, None
+        return None
     from clarity.agent.advisor import make_advisor
+
+    return make_advisor(settings.agent, os.environ)
+
+
+def _summarizer(
+    settings: Settings, advisor: Advisor | None
+) -> tuple[Summarizer, AgentUsage | None]:
+    """Archive summaries from the agent when it is on, else extractive."""
+    if advisor is None:
+        return extractive_summary, None
     from clarity.agent.review import archive_summarizer
 
-    advisor = make_advisor(settings.agent, os.environ)
     return archive_summarizer(advisor, settings.agent.plan_bytes), advisor.usage
 
 

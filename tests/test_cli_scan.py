@@ -31,7 +31,7 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
     assert result.exit_code == 0, result.stderr
     document = result.json()
     assert set(document) >= SPEC_TOP_LEVEL
-    assert all(set(plan) == SPEC_PLAN_FIELDS for plan in document["plans"])
+    assert all(set(plan) >= SPEC_PLAN_FIELDS for plan in document["plans"])
     assert set(document["counts"]) == SPEC_COUNTS
     assert document == {
         "schema_version": 1,
@@ -52,6 +52,8 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
                 "parent": "foo.md",
                 "subplans": [],
                 "warnings": [],
+                "project": None,
+                "decided_by": "its parent",
             },
             {
                 "name": "foo.md",
@@ -66,9 +68,12 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
                 "parent": None,
                 "subplans": ["foo-agent-a1b2c3.md"],
                 "warnings": [],
+                "project": None,
+                "decided_by": "terminal marker",
             },
         ],
         "counts": {"active": 0, "completed": 2, "stale": 0, "dormant": 0},
+        "decided_by": {"terminal marker": 1},
         "skipped": [{"path": str(plans_dir / "link.md"), "reason": "symlink: not followed"}],
         "notes": [],
         "cleanup_period_days": 30.0,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,11 @@ if TYPE_CHECKING:
 # Read past the size cap so that a secret straddling it is redacted whole
 # before the text is cut, and so the prompt can say the plan was cut.
 READ_BEYOND_CAP = 4096
+
+
+def dormant_reviewer(advisor: Advisor, plan_bytes: int) -> Callable[[ScanReport], ScanReport]:
+    """The agent as a scan's reviewer of its dormant plans (see scan.Review)."""
+    return lambda report: review_dormant(report, advisor, plan_bytes)
 
 
 def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> ScanReport:

@@ -56,6 +56,13 @@ SessionOption = Annotated[
         "passes its own).",
     ),
 ]
+ProjectOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--project",
+        help="Report only the plans of the Claude Code sessions that worked in this folder.",
+    ),
+]
 ProtectHoursOption = Annotated[
     float | None,
     typer.Option(

@@ -19,6 +19,7 @@ from clarity.cli.options import (
     JsonOption,
     NowOption,
     PlansDirOption,
+    ProjectOption,
     ProtectHoursOption,
     SessionOption,
     StaleBytesOption,
@@ -59,8 +60,10 @@ def _scan_and_record(
     current: list[str],
     session: str | None,
     progress: ProgressBar | None = None,
+    project: Path | None = None,
 ) -> ScanReport:
-    """Settle a killed run first, scan, and record the proposal for apply."""
+    """Settle a killed run first, scan (the agent reviewing dormant plans when it is on), and
+    record the proposal for apply: what the person reviews is what apply carries out."""
     from clarity.proposal import save_proposal
     from clarity.scan import scan_and_propose
     from clarity.state import DirState
@@ -70,7 +73,16 @@ def _scan_and_record(
         from clarity.runs import settle_interrupted  # the executor, only when needed
 
         note(settle_interrupted(state))
-    report, proposal = scan_and_propose(settings, now, current, session, progress, state)
+    review = None
+    if settings.agent.enabled:
+        from clarity.agent.advisor import make_advisor
+        from clarity.agent.review import dormant_reviewer
+
+        advisor = make_advisor(settings.agent, os.environ)
+        review = dormant_reviewer(advisor, settings.agent.plan_bytes)
+    report, proposal = scan_and_propose(
+        settings, now, current, session, progress, state, review, project
+    )
     try:
         save_proposal(state, proposal)
     except (ClarityError, OSError) as error:
@@ -90,6 +102,7 @@ def scan(
     current: CurrentOption = None,
     session: SessionOption = None,
     protect_hours: ProtectHoursOption = None,
+    project: ProjectOption = None,
     agent: AgentOption = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
@@ -104,16 +117,13 @@ def scan(
 
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
+    where = None if project is None else project.expanduser().absolute()
     try:
-        report = _scan_and_record(settings, parse_now(now), current_values(current), session, bar)
+        report = _scan_and_record(
+            settings, parse_now(now), current_values(current), session, bar, where
+        )
     finally:
         bar.close()
-    if settings.agent.enabled:
-        from clarity.agent.advisor import make_advisor
-        from clarity.agent.review import review_dormant
-
-        advisor = make_advisor(settings.agent, os.environ)
-        report = review_dormant(report, advisor, settings.agent.plan_bytes)
     if output is not None:
         save_scan_report(report, chosen_format, output.expanduser())
         note(f"report written to {output}")

@@ -290,6 +290,7 @@ class GroupMover:
             summary=summary,
             summary_source=source,
             original=self.plans_dir / group.plan.name,
+            project=group.plan.project,
         )
 
     def write_index(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from clarity.render.layout import display_name, format_size
+from clarity.render.layout import display_name, format_size, project_text
 
 
 def _when(record: dict[str, Any]) -> datetime:
@@ -24,6 +24,8 @@ def _entry(record: dict[str, Any]) -> list[str]:
     name = display_name(str(record.get("name", "?")))
     title = record.get("title") or name
     facts = [f"`{display_name(str(record.get('path')))}`"]
+    if isinstance(record.get("project"), str):
+        facts.append(f"project {project_text(record['project'])}")
     if isinstance(record.get("size"), int):
         facts.append(format_size(record["size"]))
     facts.append(f"modified {_when(record).astimezone().date().isoformat()}")

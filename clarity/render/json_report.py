@@ -7,7 +7,8 @@ import os
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from clarity.model import Action, PlanClass, ScanReport, Verdict
+from clarity.model import Action, Basis, PlanClass, ScanReport, Verdict
+from clarity.render.layout import decided_by
 
 if TYPE_CHECKING:
     from clarity.agent.advisor import AgentUsage
@@ -16,7 +17,7 @@ SCHEMA_VERSION = 1
 
 
 _VALUES: dict[Any, str] = {
-    member: member.value for enum in (PlanClass, Action) for member in enum
+    member: member.value for enum in (PlanClass, Action, Basis) for member in enum
 }  # an enum's .value is a property lookup; a dict is a quarter of the cost
 
 
@@ -39,6 +40,8 @@ def _plan(report: ScanReport, verdict: Verdict, folder: str) -> dict[str, Any]:
         "parent": verdict.parent,
         "subplans": list(verdict.subplans),
         "warnings": list(facts.warnings),
+        "project": report.project(verdict),  # the working directory of the plan's session
+        "decided_by": _VALUES[verdict.basis],
     }
     left = report.days_left(verdict)
     if left is not None:
@@ -77,6 +80,7 @@ def scan_document(report: ScanReport) -> dict[str, Any]:
         "now": report.now.isoformat(),
         "plans": [_plan(report, verdict, folder) for verdict in report.verdicts],
         "counts": report.counts(),
+        "decided_by": decided_by(report),
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
         "notes": list(report.notes),
     }

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from clarity.classifier import follows_parent_reason
-from clarity.model import ACTION_FOR, PlanClass, ScanReport, Verdict
+from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
 
 if TYPE_CHECKING:
     from clarity.agent.advisor import Advice, AgentUsage
@@ -63,6 +65,31 @@ def summary_line(report: ScanReport) -> str:
         )
     ]
     return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts)
+
+
+def decided_by(report: ScanReport) -> dict[str, int]:
+    """How many plans each kind of evidence decided (sub-plans follow their parent's)."""
+    counts: Counter[Basis] = Counter(
+        v.basis for v in report.verdicts if v.basis is not Basis.PARENT
+    )
+    return {basis.value: counts[basis] for basis in Basis if counts[basis]}
+
+
+def decided_by_line(report: ScanReport) -> str | None:
+    counts = decided_by(report)
+    if not counts:
+        return None
+    return "Decided by: " + ", ".join(f"{count} {basis}" for basis, count in counts.items())
+
+
+def project_text(project: str | None) -> str:
+    """A project's folder as a person reads it: under their home as ~."""
+    if project is None:
+        return ""
+    home = os.path.expanduser("~")  # noqa: PTH111 - a string in, a string out
+    if home not in ("~", "/") and (project == home or project.startswith(home + os.sep)):
+        project = "~" + project[len(home) :]
+    return display_name(project)
 
 
 def header_line(report: ScanReport) -> str:

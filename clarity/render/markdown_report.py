@@ -11,10 +11,12 @@ from clarity.render.layout import (
     cleanup_lines,
     cleanup_text,
     days_at_risk,
+    decided_by_line,
     display_name,
     format_age,
     format_size,
     header_line,
+    project_text,
     reason_text,
     sections,
     summary_line,
@@ -38,7 +40,10 @@ def scan_markdown(report: ScanReport) -> str:
     lines = [f"## clarity: {cell(header_line(report))}", "", f"**{summary_line(report)}**"]
     for _plan_class, title, rows in sections(report):
         lines += ["", f"### {title} ({len(rows)})", ""]
-        lines += ["| plan | age | size | title | reason |", "|---|---:|---:|---|---|"]
+        lines += [
+            "| plan | age | size | title | project | reason |",
+            "|---|---:|---:|---|---|---|",
+        ]
         for row in rows:
             name = code(cell(display_name(row.verdict.name)))
             reason = reason_text(row)
@@ -51,12 +56,19 @@ def scan_markdown(report: ScanReport) -> str:
             lines.append(
                 f"| {'↳ ' if row.nested else ''}{name} | {format_age(row.age_days)} | "
                 f"{format_size(row.verdict.facts.size)} | "
-                f"{cell(display_name(row.verdict.facts.title or ''))} | {cell(reason)} |"
+                f"{cell(display_name(row.verdict.facts.title or ''))} | "
+                f"{cell(project_text(report.project(row.verdict)))} | {cell(reason)} |"
             )
     if report.skipped:
         lines += ["", f"### Skipped ({len(report.skipped)})", ""]
         lines += [f"- {code(display_name(str(s.path)))}: {cell(s.reason)}" for s in report.skipped]
-    notes = [*cleanup_lines(report), *report.notes, *agent_lines(report.agent)]
+    evidence = decided_by_line(report)
+    notes = [
+        *([evidence] if evidence else []),
+        *cleanup_lines(report),
+        *report.notes,
+        *agent_lines(report.agent),
+    ]
     if notes:
         lines += ["", *(f"_{cell(line)}_" for line in notes)]
     warnings = warning_lines(report)

@@ -13,10 +13,12 @@ from clarity.render.layout import (
     cleanup_lines,
     cleanup_text,
     days_at_risk,
+    decided_by_line,
     display_name,
     format_age,
     format_size,
     header_line,
+    project_text,
     reason_text,
     sections,
     summary_line,
@@ -78,9 +80,13 @@ def print_scan(report: ScanReport, console: Console) -> None:
         for row in rows:
             indent = _indent(row)
             plan = Text(indent + _name(row))
-            if row.verdict.facts.title:
-                title = _shorten(display_name(row.verdict.facts.title), name_width - len(indent))
-                plan.append("\n" + " " * len(indent) + title, "dim")
+            project = project_text(report.project(row.verdict)) if not row.nested else ""
+            about = " · ".join(
+                part for part in (display_name(row.verdict.facts.title or ""), project) if part
+            )
+            if about:
+                plan.append("\n" + " " * len(indent) + _shorten(about, name_width - len(indent)))
+                plan.stylize("dim", len(indent) + len(_name(row)))
             size = format_size(row.verdict.facts.size)
             reason = Text(reason_text(row))
             advice = report.advice.get(row.verdict.name)
@@ -99,7 +105,13 @@ def print_scan(report: ScanReport, console: Console) -> None:
         for item in report.skipped:
             line = f"  {display_name(str(item.path))}: {item.reason}"
             console.print(line, markup=False, soft_wrap=True)
-    notes = [*cleanup_lines(report), *report.notes, *agent_lines(report.agent)]
+    evidence = decided_by_line(report)
+    notes = [
+        *([evidence] if evidence else []),
+        *cleanup_lines(report),
+        *report.notes,
+        *agent_lines(report.agent),
+    ]
     if notes:
         console.print()
         for line in notes:

@@ -1,0 +1,378 @@
+"""Session evidence (SPEC 4.3): what Claude Code's transcripts say was done with each plan.
+
+On a fake ~/.claude written record by record as Claude Code writes it (tests/claude_home.py):
+approved and implemented sessions, rejected ones, approvals later withdrawn, plans edited
+after their session, sub-agents' transcripts, old versions' records, and transcripts that
+grow, get rewritten, damaged or deleted between scans.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.claude_home import Session
+from tests.conftest import DAY, NOW, NOW_ISO
+
+SESSION = "31da521d-7c4e-4b8a-9f2e-0d1c2b3a4f5e"
+OTHER = "8e2f1a3b-5c6d-4e7f-8a9b-0c1d2e3f4a5b"
+PLAN = "# Plan: cache the catalogue\n\n## Steps\n\n1. Add a read-through cache.\n" + "more\n" * 500
+STARTED = NOW - timedelta(days=20)
+
+
+@pytest.fixture
+def claude_dir(isolated_home: Path) -> Path:
+    return isolated_home / ".claude"
+
+
+def scan(cli, plans_dir: Path, *args: str) -> dict[str, dict[str, Any]]:
+    result = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json", *args)
+    assert result.exit_code == 0, result.stderr
+    return {plan["name"]: plan for plan in result.json()["plans"]}
+
+
+def planned(plans_dir: Path, session: Session, name: str = "misty-sleeping-cherny.md") -> Path:
+    """A session that enters plan mode and writes its plan, as the file Claude Code leaves."""
+    plan = plans_dir / name
+    session.user("Plan a cache for the catalogue").plan_mode(plan).write_plan(plan, PLAN)
+    plan.write_text(PLAN, encoding="utf-8")
+    os.utime(plan, (session.time, session.time))
+    return plan
+
+
+def implemented(plans_dir: Path, session: Session, edits: int = 3) -> Path:
+    plan = planned(plans_dir, session)
+    session.approve(session.present(plan, PLAN), plan, PLAN)
+    session.todos("in_progress", "pending")
+    for number in range(edits):
+        session.edit(f"/home/dev/project/src/cache_{number}.py")
+    session.todos("completed", "completed")
+    session.user("thanks")
+    return plan
+
+
+def test_an_approved_plan_that_its_session_implemented_is_completed(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    session.save(claude_dir)
+
+    plan = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert plan["class"] == "completed"
+    assert plan["action"] == "archive"
+    assert plan["reason"] == (
+        f"implemented in session {SESSION[:8]} ({STARTED.date().isoformat()}): "
+        "approved, 3 files edited, 2/2 todos done"
+    )
+    assert plan["project"] == "/home/dev/project"
+
+
+def test_the_footer_counts_what_each_kind_of_evidence_decided(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    session.save(claude_dir)
+    (plans_dir / "said.md").write_text("# Said\n**Status:** Done\n" + "x\n" * 2000)
+    os.utime(plans_dir / "said.md", (STARTED.timestamp(), STARTED.timestamp()))
+
+    table = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+
+    assert table.exit_code == 0, table.stderr
+    assert "Decided by: 1 status field or table, 1 session evidence" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("story", "hint"),
+    [
+        ("rejected", None),
+        ("no edits", "no files edited after"),
+        ("edits refused", "no files edited after"),
+        ("only the plan ticked", "no files edited after"),
+        ("presented again, rejected", "presented again and rejected"),
+        ("presented again, no answer", "presented again, not approved"),
+        ("back in plan mode", "back in plan mode since"),
+        ("todos left", "its todo list unfinished"),
+        ("tasks left", "its todo list unfinished"),
+    ],
+)
+def test_what_is_no_evidence_of_implementation(cli, plans_dir, claude_dir, story, hint):
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    call = session.present(plan, PLAN)
+    if story == "rejected":
+        session.reject(call, "use Redis instead")
+    else:
+        session.approve(call, plan, PLAN)
+    if story == "edits refused":
+        session.edit("/home/dev/project/src/cache.py", refused=True)
+    if story == "only the plan ticked":
+        session.edit(plan)
+    if story in ("presented again, rejected", "presented again, no answer", "back in plan mode"):
+        session.edit("/home/dev/project/src/cache.py")
+        if story == "back in plan mode":
+            session.plan_mode(plan, "plan_mode_reentry")
+        else:
+            again = session.present(plan, PLAN)
+            if story == "presented again, rejected":
+                session.reject(again)
+    if story == "todos left":
+        session.edit("/home/dev/project/src/cache.py").todos("completed", "in_progress", "pending")
+    if story == "tasks left":
+        first, second = session.task("cache"), session.task("tests")
+        session.edit("/home/dev/project/src/cache.py").task_status(first, "completed")
+        session.task_status(second, "in_progress")
+    session.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "dormant"
+    if hint is None:
+        assert found["reason"] == "untouched for 20.0 days > 14"
+    else:
+        assert found["reason"].startswith(f"untouched for 20.0 days > 14; session {SESSION[:8]}")
+        assert found["reason"].endswith(f"; {hint}")
+
+
+def test_a_plan_a_person_edited_after_its_session_is_not_called_done(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    plan = implemented(plans_dir, session)
+    session.save(claude_dir)
+    later = session.time + 2 * DAY  # the person came back to it two days later
+    plan.write_text(PLAN + "\n## Follow-up\n\nAlso cache prices.\n", encoding="utf-8")
+    os.utime(plan, (later, later))
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "dormant"
+    assert found["reason"].endswith("; the plan was edited after the session")
+
+
+def test_the_session_may_tick_its_own_plan_while_it_works(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    plan = implemented(plans_dir, session)
+    session.edit(plan)  # Claude ticks the plan's steps as it goes
+    session.save(claude_dir)
+    os.utime(plan, (session.time, session.time))
+
+    assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["class"] == "completed"
+
+
+def test_a_sub_agents_edits_count_for_its_session(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    session.approve(session.present(plan, PLAN), plan, PLAN)
+    session.save(claude_dir)
+    helper = Session(SESSION, start=STARTED + timedelta(minutes=10), sidechain="a4f9c2e81b7d3a05")
+    helper.edit("/home/dev/project/src/cache.py").edit("/home/dev/project/tests/test_cache.py")
+    helper.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "completed"
+    assert found["reason"].endswith("approved, 2 files edited")
+
+
+@pytest.mark.parametrize("version", [(2, 0, 76), (2, 0, 50)])
+def test_older_versions_records_link_the_call_through_the_plan_they_wrote(
+    cli, plans_dir, claude_dir, version
+):
+    """Before 2.1.76 ExitPlanMode's input has no path; before 2.0.51 neither has its answer."""
+    session = Session(SESSION, start=STARTED, version=version)
+    plan = plans_dir / "misty-sleeping-cherny.md"
+    session.user("Plan it").write_plan(plan, PLAN)  # no plan_mode attachment before 2.1.97
+    plan.write_text(PLAN, encoding="utf-8")
+    os.utime(plan, (session.time, session.time))
+    session.approve(session.present(plan, PLAN), plan, PLAN)
+    session.edit("/home/dev/project/src/cache.py", tool="MultiEdit")
+    session.edit("/home/dev/project/notebooks/explore.ipynb", tool="NotebookEdit")
+    session.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "completed"
+    assert found["reason"].endswith("approved, 2 files edited")
+
+
+def test_a_live_session_keeps_its_plan_active_even_when_implemented(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=NOW - timedelta(hours=3))
+    implemented(plans_dir, session)
+    path = session.save(claude_dir)
+    plan = plans_dir / "misty-sleeping-cherny.md"
+    yesterday = NOW.timestamp() - 1.5 * DAY  # not modified today: only the session protects it
+    os.utime(plan, (yesterday, yesterday))
+    os.utime(path, (NOW.timestamp() - 3600, NOW.timestamp() - 3600))
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert (found["class"], found["reason"]) == ("active", f"in use by session {SESSION}")
+
+
+def test_a_session_that_grows_is_read_from_where_the_last_scan_stopped(
+    cli, plans_dir, claude_dir, isolated_home
+):
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    call = session.present(plan, PLAN)
+    path = session.save(claude_dir)
+    assert scan(cli, plans_dir)[plan.name]["class"] == "dormant"  # waiting for the answer
+
+    written = path.stat().st_size
+    session.approve(call, plan, PLAN).edit("/home/dev/project/src/cache.py")
+    path.write_bytes(b"\n".join(session.lines()) + b"\n")
+    os.utime(path, (session.time, session.time))
+    appended = path.stat().st_size - written
+    from clarity.sessions import find_plan_sessions
+    from clarity.state import DirState
+
+    store = DirState.for_plans_dir(plans_dir).sessions_file
+    before = json.loads(store.read_text())["transcripts"][str(path)]
+
+    found = scan(cli, plans_dir)[plan.name]
+
+    assert found["class"] == "completed"  # the answer came in the appended lines
+    after = json.loads(store.read_text())["transcripts"][str(path)]
+    assert (before[2][3], after[2][3]) == (written, written + appended)  # offsets read up to
+    again = find_plan_sessions(claude_dir / "projects", plans_dir, NOW.timestamp(), 24, None, store)
+    assert again.bytes_read == 0
+
+
+def test_what_was_learned_outlives_the_transcript(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    path = session.save(claude_dir)
+    assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["class"] == "completed"
+
+    path.unlink()  # Claude Code's own cleanup took the transcript
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+    assert found["class"] == "completed"
+    assert found["project"] == "/home/dev/project"
+
+
+def test_a_transcript_rewritten_in_place_is_read_again_from_the_start(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    path = session.save(claude_dir)
+    assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["class"] == "completed"
+
+    # Rewritten whole (a remote session hydrated, say): the same size and more, other bytes.
+    other = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, other)
+    other.reject(other.present(plan, PLAN)).user("let us talk about it first").user("." * 9000)
+    inode = path.stat().st_ino
+    with path.open("r+b") as stream:  # in place: the same inode
+        stream.write(b"\n".join(other.lines()) + b"\n")
+        stream.truncate()
+    assert path.stat().st_ino == inode
+    os.utime(path, (other.time, other.time))  # written long ago: no live session
+    os.utime(plans_dir / plan.name, (other.time, other.time))
+
+    assert scan(cli, plans_dir)[plan.name]["class"] == "dormant"
+
+
+def test_a_line_still_being_written_is_read_once_it_is_whole(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    call = session.present(plan, PLAN)
+    path = session.save(claude_dir)
+    session.approve(call, plan, PLAN).edit("/home/dev/project/src/cache.py")
+    *_, approval, edit_call, edit_result = session.lines()
+    torn = approval[: len(approval) // 2]
+    with path.open("ab") as stream:
+        stream.write(torn)  # Claude Code is halfway through writing the answer
+    os.utime(path, (session.time, session.time))  # long ago: no live session protects it
+    assert scan(cli, plans_dir)[plan.name]["class"] == "dormant"
+
+    with path.open("ab") as stream:
+        stream.write(approval[len(torn) :] + b"\n" + edit_call + b"\n" + edit_result + b"\n")
+    os.utime(path, (session.time, session.time))
+    assert scan(cli, plans_dir)[plan.name]["class"] == "completed"
+
+
+def test_damaged_lines_are_passed_over(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    path = session.save(claude_dir)
+    lines = path.read_bytes().split(b"\n")
+    damaged = [lines[0], b"{not json at all " + str(plans_dir).encode() + b"/x.md", b"\xff\xfe\x00"]
+    path.write_bytes(b"\n".join(damaged + lines[1:]))
+    os.utime(path, (session.time, session.time))
+
+    assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["class"] == "completed"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"{", b"[]", b'{"version": 1, "plans_dir": "x", "transcripts": []}', b"\x00" * 40],
+)
+def test_a_damaged_store_is_one_note_and_the_transcripts_are_read_again(
+    cli, plans_dir, claude_dir, damage
+):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    session.save(claude_dir)
+    assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["class"] == "completed"
+    from clarity.state import DirState
+
+    DirState.for_plans_dir(plans_dir).sessions_file.write_bytes(damage)
+
+    result = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json")
+    assert result.exit_code == 0, result.stderr
+    document = result.json()
+    assert document["plans"][0]["class"] == "completed"
+    if damage != b'{"version": 1, "plans_dir": "x", "transcripts": []}':  # another dir's: silent
+        assert len([n for n in document["notes"] if "session records" in n]) == 1
+
+
+def test_a_damaged_record_is_dropped_and_its_transcript_read_again(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    implemented(plans_dir, session)
+    session.save(claude_dir)
+    scan(cli, plans_dir)
+    from clarity.state import DirState
+
+    store = DirState.for_plans_dir(plans_dir).sessions_file
+    document = json.loads(store.read_text())
+    for record in document["transcripts"].values():
+        record[2] = ["not", "a", "cursor"]
+    store.write_text(json.dumps(document))
+
+    result = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json")
+    assert result.json()["plans"][0]["class"] == "completed"
+    assert any("1 damaged record(s) dropped" in note for note in result.json()["notes"])
+
+
+def test_each_plan_belongs_to_the_project_its_session_worked_in(cli, plans_dir, claude_dir):
+    web = Session(SESSION, start=STARTED, cwd="/home/dev/web")
+    implemented(plans_dir, web)
+    web.save(claude_dir, project="-home-dev-web")
+    api = Session(OTHER, start=STARTED, cwd="/home/dev/api/server")
+    planned(plans_dir, api, "quiet-amber-fox.md")
+    api.save(claude_dir, project="-home-dev-api-server")
+
+    everything = scan(cli, plans_dir)
+    assert everything["misty-sleeping-cherny.md"]["project"] == "/home/dev/web"
+    assert everything["quiet-amber-fox.md"]["project"] == "/home/dev/api/server"
+
+    assert set(scan(cli, plans_dir, "--project", "/home/dev/web")) == {"misty-sleeping-cherny.md"}
+    assert set(scan(cli, plans_dir, "--project", "/home/dev/api")) == {"quiet-amber-fox.md"}
+    assert scan(cli, plans_dir, "--project", "/home/dev/we") == {}  # a prefix is not a folder
+
+
+def test_the_archive_index_records_the_project(cli, plans_dir, claude_dir, tmp_path):
+    session = Session(SESSION, start=STARTED, cwd="/home/dev/web")
+    implemented(plans_dir, session)
+    session.save(claude_dir)
+    archive = tmp_path / "archive"
+    scan(cli, plans_dir, "--archive-dir", str(archive))
+
+    result = cli("apply", "--plans-dir", str(plans_dir), "--archive-dir", str(archive), "--yes")
+
+    assert result.exit_code == 0, result.stderr
+    (record,) = [json.loads(line) for line in (archive / "index.jsonl").read_text().splitlines()]
+    assert record["project"] == "/home/dev/web"
+    assert "/home/dev/web" in (archive / "INDEX.md").read_text()
