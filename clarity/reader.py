@@ -264,6 +264,25 @@ def read_opening(path: Path, limit: int = 4 * HEAD_BYTES) -> str:
     return _decode(data, cut_end=len(data) == limit)[0]
 
 
+def read_head_and_tail(path: Path, head: int, tail: int) -> tuple[str, str | None]:
+    """The first `head` bytes of a plan as text, and its last `tail` bytes when the two do
+    not meet (None: the head holds the whole plan). For the agent, which reads both ends."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile
+        opening = _read_at(fd, 0, head)
+        ending = None
+        if info.st_size > len(opening) + tail // 4:  # a tail that adds something
+            start = max(len(opening), info.st_size - tail)
+            ending = _read_at(fd, start, info.st_size - start)
+    finally:
+        os.close(fd)
+    text = _decode(opening, cut_end=len(opening) == head)[0]
+    return text, None if ending is None else _decode(ending, cut_start=True)[0]
+
+
 def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
     with os.scandir(plans_dir) as entries:
         for entry in entries:

@@ -202,12 +202,19 @@ def test_secrets_never_reach_the_server(cli, plans_dir: Path, claude: MessagesSe
 def test_each_plan_is_cut_to_the_size_cap(
     cli, plans_dir: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    make_files(plans_dir, {"huge.md": Plan("# Huge\n\n" + "word " * 40_000, 30)})
+    huge = "# Huge\n\n**Status:** Phase 2 in progress\n\n" + "word " * 40_000 + "\nNext: phase 3\n"
+    make_files(plans_dir, {"huge.md": Plan(huge, 30)})
     monkeypatch.setenv("CLARITY_AGENT_PLAN_BYTES", "2000")
     scan(cli, plans_dir, "--agent")
     content = claude.requests[0]["messages"][0]["content"]
-    assert len(content.encode()) < 2200
-    assert "the rest of the plan is not shown" in content
+    assert len(content.encode()) < 2400
+    # What a person would look at: where it says it stands at the top and at the end,
+    # its age, and what the rules found short of deciding.
+    assert "the middle of the plan is not shown" in content
+    assert "**Status:** Phase 2 in progress" in content
+    assert "Next: phase 3\n" in content[-40:]
+    assert "Last modified 30 days ago." in content
+    assert 'clarity\'s rules found: status field "Phase 2 in progress"' in content
 
 
 def test_apply_with_the_agent_writes_agent_summaries(
@@ -270,3 +277,106 @@ def test_a_secret_on_the_size_cap_is_masked_whole(
     sent = claude.sent_text()
     assert "sk-ant" not in sent and secret[-20:] not in sent  # not even its start
     assert "the rest of the plan is not shown" in sent
+
+
+# SPEC 4.4: the agent's verdict decides, where the person opted in
+
+
+def verdict_reply(
+    verdict: str, confidence: float, reason: str = "Its last step says shipped."
+) -> Reply:
+    answer = {"verdict": verdict, "reason": reason, "confidence": confidence}
+    body = {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-haiku-5-5",
+        "content": [{"type": "tool_use", "id": "t", "name": "record_verdict", "input": answer}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 900, "output_tokens": 40},
+    }
+    return Reply(200, body)
+
+
+def opt_in(isolated_home: Path, extra: str = "") -> None:
+    config = isolated_home / ".config" / "clarity"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text("agent_archives = true\n" + extra)
+
+
+def test_a_finished_verdict_archives_a_dormant_plan_when_the_person_opted_in(
+    cli, plans: Path, claude: MessagesServer, isolated_home: Path
+) -> None:
+    opt_in(isolated_home)
+    claude.queue(verdict_reply("finished", 0.86), verdict_reply("finished", 0.6))
+    document = scan(cli, plans, "--agent", "--json").json()
+    by_name = {plan["name"]: plan for plan in document["plans"]}
+
+    sure, unsure = by_name["idea-one.md"], by_name["idea-two.md"]
+    assert (sure["class"], sure["action"]) == ("completed", "archive")
+    assert sure["reason"] == "agent: finished (0.86): Its last step says shipped."
+    assert sure["decided_by"] == "agent's verdict"
+    assert (unsure["class"], unsure["action"]) == ("dormant", "report")  # below 0.8: advice only
+    assert unsure["advice"]["confidence"] == 0.6
+
+    result = cli("apply", "--plans-dir", str(plans), "--yes", "--json")  # the reviewed proposal
+    assert result.exit_code == 0, result.stderr
+    moved = {r["name"]: r["status"] for r in result.json()["results"]}
+    assert moved == {"idea-one.md": "done", "done.md": "done"}
+
+
+def test_without_the_opt_in_a_finished_verdict_is_advice_only(
+    cli, plans: Path, claude: MessagesServer
+) -> None:
+    claude.queue(verdict_reply("finished", 0.99), verdict_reply("finished", 0.99))
+    document = scan(cli, plans, "--agent", "--json").json()
+    assert {p["name"]: p["class"] for p in document["plans"]}["idea-one.md"] == "dormant"
+
+
+@pytest.mark.parametrize(("verdict", "confidence"), [("abandoned", 0.95), ("live", 0.99)])
+def test_other_verdicts_never_move_a_plan(
+    cli, plans: Path, claude: MessagesServer, isolated_home: Path, verdict, confidence
+) -> None:
+    opt_in(isolated_home)
+    claude.queue(verdict_reply(verdict, confidence), verdict_reply(verdict, confidence))
+    document = scan(cli, plans, "--agent", "--json").json()
+    classes = {p["name"]: p["class"] for p in document["plans"]}
+    assert classes["idea-one.md"] == classes["idea-two.md"] == "dormant"  # never the trash
+
+
+def test_the_threshold_is_configurable(
+    cli, plans: Path, claude: MessagesServer, isolated_home: Path
+) -> None:
+    opt_in(isolated_home, "agent_min_confidence = 0.5\n")
+    claude.queue(verdict_reply("finished", 0.6), verdict_reply("finished", 0.4))
+    classes = {p["name"]: p["class"] for p in scan(cli, plans, "--agent", "--json").json()["plans"]}
+    assert (classes["idea-one.md"], classes["idea-two.md"]) == ("completed", "dormant")
+
+
+def test_the_agent_is_never_asked_about_active_or_stale_plans(
+    cli, plans_dir: Path, claude: MessagesServer, isolated_home: Path
+) -> None:
+    opt_in(isolated_home)
+    make_files(plans_dir, {"stub.md": Plan("# TODO\n", 20), "fresh.md": Plan(DORMANT, 2)})
+    document = scan(cli, plans_dir, "--agent", "--json").json()
+    assert claude.requests == []
+    assert {p["name"]: p["class"] for p in document["plans"]} == {
+        "stub.md": "stale",
+        "fresh.md": "active",
+    }
+
+
+def test_apply_rescan_asks_the_agent_when_its_verdict_may_decide(
+    cli, plans: Path, claude: MessagesServer, isolated_home: Path
+) -> None:
+    opt_in(isolated_home, "agent = true\n")
+    claude.queue(verdict_reply("finished", 0.9), verdict_reply("live", 0.9))
+    result = cli(
+        "apply", "--plans-dir", str(plans), "--now", NOW_ISO, "--rescan", "--yes", "--json"
+    )
+    assert result.exit_code == 0, result.stderr
+    moved = {r["name"] for r in result.json()["results"] if r["status"] == "done"}
+    assert moved == {"idea-one.md", "done.md"}
+    asked = [body["tool_choice"]["name"] for body in claude.requests]
+    assert asked.count("record_verdict") == 2 and asked.count("record_summary") == 2

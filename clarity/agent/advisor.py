@@ -34,10 +34,18 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class PlanText:
-    """What an advisor reads of a plan: its name and (bounded) text."""
+    """What an advisor reads of a plan: what a person would look at.
+
+    Its head and, for a plan too big to send whole, its tail (plans say where
+    they stand at the top and at the end), how old it is, and what clarity's
+    rules found short of deciding (a qualified status, an approval without edits).
+    """
 
     name: str
-    text: str
+    text: str  # the head, or the whole plan
+    tail: str | None = None  # the end of a plan too big to send whole
+    age_days: float | None = None
+    findings: str = ""  # "status field "Phase 4 in progress"; session 31da521d (...): ..."
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import anthropic
     from anthropic.types import MessageParam, ToolChoiceToolParam, ToolParam
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"  # 2: head and tail, age and findings
 MAX_TOKENS = 400
 _OVERHEAD_TOKENS = 350  # system prompt, tool schema, framing
 _TIMEOUT_SECONDS = 30.0
@@ -67,7 +67,8 @@ REVIEW_TOOL: ToolParam = {
                 "type": "string",
                 "enum": list(VERDICTS),
                 "description": "finished: the work it plans is done; abandoned: it was "
-                "dropped; live: it still describes work to do.",
+                "dropped; live: it still describes work to do. Judge from where the plan "
+                "says it stands (its top and its end), its age and what clarity's rules found.",
             },
             "reason": {"type": "string", "description": "One line: the evidence."},
             "confidence": {"type": "number", "minimum": 0, "maximum": 1},
@@ -120,16 +121,38 @@ class ClaudeAdvisor:
 
     # -- one request ---------------------------------------------------------
 
-    def _prompt(self, plan: PlanText) -> str:
-        # Redact first, then cut: a secret on the cut is masked whole, never half sent.
-        data = redact(plan.text).text.encode("utf-8", "replace")
-        cut = data[: self.settings.plan_bytes].decode("utf-8", "ignore")
-        more = "\n[... the rest of the plan is not shown]" if len(data) > len(cut.encode()) else ""
-        return f"Plan file: {plan.name}\n\n<plan>\n{cut}{more}\n</plan>"
+    def _plan_part(self, plan: PlanText) -> str:
+        """The plan's text as sent: its head and tail, redacted, then cut to plan_bytes.
+
+        Redact first, then cut: a secret on the cut is masked whole, never half sent.
+        """
+        cap = self.settings.plan_bytes
+        head = redact(plan.text).text.encode("utf-8", "replace")
+        if plan.tail is None:
+            cut = head[:cap].decode("utf-8", "ignore")
+            more = (
+                "\n[... the rest of the plan is not shown]" if len(head) > len(cut.encode()) else ""
+            )
+            return f"<plan>\n{cut}{more}\n</plan>"
+        tail = redact(plan.tail).text.encode("utf-8", "replace")
+        tail_cut = tail[-(cap // 3) :].decode("utf-8", "ignore")
+        head_cut = head[: cap - len(tail_cut.encode())].decode("utf-8", "ignore")
+        gap = "\n[... the middle of the plan is not shown ...]\n"
+        return f"<plan>\n{head_cut}{gap}{tail_cut}\n</plan>"
+
+    def _prompt(self, plan: PlanText, text: str) -> str:
+        lines = [f"Plan file: {plan.name}"]
+        if plan.age_days is not None:
+            lines.append(f"Last modified {plan.age_days:.0f} days ago.")
+        if plan.findings:
+            lines.append(f"clarity's rules found: {plan.findings}")
+        return "\n".join(lines) + "\n\n" + text
 
     def _ask(self, tool: ToolParam, plan: PlanText) -> dict[str, Any] | None:
-        prompt = self._prompt(plan)
-        key = cache_key(tool["name"], self.settings.model, PROMPT_VERSION, prompt)
+        text = self._plan_part(plan)
+        prompt = self._prompt(plan, text)
+        # Keyed by what the plan says, not by its age: an unchanged plan is paid for once.
+        key = cache_key(tool["name"], self.settings.model, PROMPT_VERSION, plan.findings, text)
         cached = self.cache.get(key)
         if cached is not None:
             self.usage.cached += 1

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from clarity.agent.advisor import Advice, Advisor, PlanText
 from clarity.model import PlanClass, ScanReport
-from clarity.reader import NotARegularFile, read_opening
+from clarity.reader import NotARegularFile, read_head_and_tail, read_opening
 from clarity.summary import extract_summary
 
 if TYPE_CHECKING:
@@ -30,11 +30,18 @@ def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> Sca
     for verdict in report.verdicts:
         if verdict.plan_class is not PlanClass.DORMANT:
             continue
+        # Two thirds of the allowance for the head, a third for the tail; each read past
+        # its share so that redaction sees a secret whole before the prompt cuts it.
+        head_bytes = plan_bytes * 2 // 3
         try:
-            text = read_opening(verdict.facts.path, plan_bytes + READ_BEYOND_CAP)
+            head, tail = read_head_and_tail(
+                verdict.facts.path, head_bytes + READ_BEYOND_CAP, plan_bytes - head_bytes
+            )
         except (OSError, NotARegularFile):
             continue
-        answer = advisor.review(PlanText(verdict.name, text))
+        findings = verdict.reason.partition("; ")[2]  # after its age: what the rules found
+        plan = PlanText(verdict.name, head, tail, report.age_days(verdict), findings)
+        answer = advisor.review(plan)
         if answer is not None:
             advice[verdict.name] = answer
     return report._replace(advice=advice, agent=advisor.usage)
