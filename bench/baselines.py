@@ -3,7 +3,8 @@
 Each is the least a Python program must do for the same job, so a ratio
 against it says what clarity's own work costs:
 
-- `scan DIR`: stat each `*.md` file and read its first and last 4 KiB;
+- `scan DIR`: stat each `*.md` file, read its first and last 4 KiB, and print a
+  JSON record for each (SPEC 10: the report any Python CLI pays for);
 - `moves FILE JOURNAL [BATCH]`: for each (src, dst) pair in FILE (JSON),
   append an intent line to a journal, rename, append a done line; the
   intents reach the disk (fsync) before their renames, BATCH moves at a time
@@ -11,7 +12,8 @@ against it says what clarity's own work costs:
   clarity's own batch size: the least a move that survives kill -9 and power
   loss needs, done as clarity does it);
 
-The third floor, `python -c "import typer, rich"`, needs no code here.
+Two more need no code here: `python -c "import typer, rich"`, and `grep -rc
+planFilePath` over the transcripts, its output written to a file.
 """
 
 from __future__ import annotations
@@ -23,22 +25,44 @@ CHUNK = 4096
 
 
 def scan_floor(plans_dir: str) -> int:
-    count = 0
+    """Stat and read head and tail of each plan, then print a JSON record for each, with the
+    fields clarity's report has (SPEC 10: the floor any Python CLI pays for this report)."""
+    import json  # here, not at the top: the move floor pays for it, the scan floor here
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC).timestamp()
+    records = []
     with os.scandir(plans_dir) as entries:
         for entry in entries:
             if not entry.name.endswith(".md"):
                 continue
             fd = os.open(entry.path, os.O_RDONLY)
             try:
-                size = os.fstat(fd).st_size
-                os.read(fd, CHUNK)
-                if size > CHUNK:
-                    os.lseek(fd, max(0, size - CHUNK), os.SEEK_SET)
+                info = os.fstat(fd)
+                head = os.read(fd, CHUNK)
+                if info.st_size > CHUNK:
+                    os.lseek(fd, max(0, info.st_size - CHUNK), os.SEEK_SET)
                     os.read(fd, CHUNK)
             finally:
                 os.close(fd)
-            count += 1
-    return count
+            records.append(
+                {
+                    "name": entry.name,
+                    "path": entry.path,
+                    "class": "dormant",
+                    "action": "report",
+                    "reason": "untouched",
+                    "size": info.st_size,
+                    "mtime": datetime.fromtimestamp(info.st_mtime, UTC).isoformat(),
+                    "age_days": round((now - info.st_mtime) / 86400, 2),
+                    "title": head[:40].decode("utf-8", "replace"),
+                    "parent": None,
+                    "subplans": [],
+                    "warnings": [],
+                }
+            )
+    print(json.dumps({"plans": records}, ensure_ascii=False))
+    return len(records)
 
 
 def move_floor(moves_file: str, journal_file: str, batch: int = 1) -> int:
@@ -67,7 +91,7 @@ def move_floor(moves_file: str, journal_file: str, batch: int = 1) -> int:
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["scan"]:
-        print(scan_floor(argv[1]))
+        scan_floor(argv[1])
     elif argv[:1] == ["moves"]:
         print(move_floor(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 1))
     else:

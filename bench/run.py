@@ -28,9 +28,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from bench.corpus import NOW, CorpusStats, make_corpus
+from bench.transcripts import TranscriptStats, append_lines, make_transcripts
 from clarity.executor.journal import BATCH_MOVES
 from clarity.facts_cache import RACY_NS
 
@@ -127,12 +128,14 @@ class Bench:
         if not any(self.state_dir.glob("clarity/dirs/*/facts.cache")):
             raise SystemExit(f"bench: {what} found no facts cache to repeat from")
 
-    def _run(self, command: Command, stdout: int) -> tuple[float, str, str]:
+    def _run(
+        self, command: Command, stdout: int | IO[bytes], env: dict[str, str] | None = None
+    ) -> tuple[float, str, str]:
         """Run command in the bench's environment: seconds taken, stdout, stderr."""
         started = time.perf_counter()
         result = subprocess.run(
             command,
-            env=self.env,
+            env={**self.env, **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=subprocess.PIPE,
@@ -145,9 +148,14 @@ class Bench:
             raise SystemExit(f"bench: {shown} exited {result.returncode}: {err.strip()}")
         return elapsed, (result.stdout or b"").decode(errors="replace"), err
 
-    def run(self, command: Command) -> float:
+    def run(self, command: Command, env: dict[str, str] | None = None) -> float:
         """Seconds the command took, its output thrown away as a user's pipe would."""
-        return self._run(command, subprocess.DEVNULL)[0]
+        return self._run(command, subprocess.DEVNULL, env)[0]
+
+    def run_into(self, command: Command, path: Path) -> float:
+        """Seconds the command took, its output written to a file."""
+        with path.open("wb") as stream:
+            return self._run(command, stream)[0]
 
     def capture(self, command: Command) -> tuple[str, str]:
         return self._run(command, subprocess.PIPE)[1:]
@@ -310,6 +318,68 @@ def apply_figures(bench: Bench, count: int, repeat: int, kind: str) -> list[Figu
     ]
 
 
+def transcript_figures(bench: Bench, total: int, repeat: int) -> tuple[list[Figure], Any]:
+    """Session evidence (SPEC 10): a first scan of `total` bytes of transcripts against
+    `grep -rc planFilePath` over them, and a repeat scan after 1 MB more."""
+    claude_dir = bench.work / f"claude-{total}"
+    plans_dir = bench.work / f"claude-{total}-plans"
+    done = bench.work / f"claude-{total}.json"
+    if done.exists():
+        stats = TranscriptStats(**json.loads(done.read_text(encoding="utf-8")))
+    else:
+        shutil.rmtree(claude_dir, ignore_errors=True)
+        shutil.rmtree(plans_dir, ignore_errors=True)
+        stats = make_transcripts(claude_dir / "projects", plans_dir, total)
+        done.write_text(json.dumps(asdict(stats)), encoding="utf-8")
+    env = {"CLAUDE_CONFIG_DIR": str(claude_dir)}
+    scan = clarity_command("scan", "--json", "--plans-dir", plans_dir, "--now", NOW.isoformat())
+    grep = ["grep", "-rc", "planFilePath", str(claude_dir / "projects")]
+    grep_out = bench.work / "grep-out.txt"  # a file: into /dev/null grep stops at a match
+
+    def first() -> float:
+        bench.forget_scans()
+        return bench.run(scan, env)
+
+    first_s, grep_s = take_turns(repeat, first, lambda: bench.run_into(grep, grep_out))
+    transcripts = sorted((claude_dir / "projects").rglob("*.jsonl"))
+    appended = 0
+
+    def again() -> float:
+        nonlocal appended
+        for number in range(4):  # 1 MB over four sessions that go on
+            path = transcripts[(appended + number * 97) % len(transcripts)]
+            old = path.stat().st_mtime
+            appended += append_lines(path, 256 * 1024, seed=appended + number)
+            os.utime(path, (old, old))  # as of --now they stay old: no live session
+        return bench.run(scan, env)
+
+    empty = bench.work / "empty"
+    empty.mkdir(exist_ok=True)
+    start = clarity_command("scan", "--json", "--plans-dir", empty, "--now", NOW.isoformat())
+    repeat_s, start_s = take_turns(repeat, again, lambda: bench.run(start, env))
+    amount = f"{stats.bytes / 1e9:.1f} GB" if stats.bytes >= 1e9 else f"{stats.bytes / 1e6:.0f} MB"
+    size = f"{amount} of transcripts ({stats.files:,} sessions)"
+    net_first = [max(1e-3, f - statistics.median(start_s)) for f in first_s]
+    net_repeat = [max(1e-3, r - statistics.median(start_s)) for r in repeat_s]
+    return [
+        Figure(f"scan, {size}, first", first_s, grep_s, 3.0, "floor: grep -rc planFilePath"),
+        Figure(
+            "scan after 1 MB more, vs the first scan",
+            repeat_s,
+            first_s,
+            0.1,
+            f"{appended / 1e6:.1f} MB appended in all",
+        ),
+        Figure(
+            "the same, net of start-up (an empty-dir scan)",
+            net_repeat,
+            net_first,
+            None,
+            "reported: the transcript work alone",
+        ),
+    ], asdict(stats)
+
+
 def _requirements(dist: str) -> set[str]:
     """Names of the distributions dist needs (extras left out), normalised."""
     from importlib.metadata import requires
@@ -429,6 +499,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--json", type=Path, default=Path("bench/results.json"), dest="out")
     parser.add_argument("--work", type=Path, help="keep corpora here between runs")
+    parser.add_argument(
+        "--transcripts",
+        type=float,
+        default=1e9,
+        help="bytes of transcripts for the session-evidence figures (0: none)",
+    )
     return parser.parse_args(argv)
 
 
@@ -455,9 +531,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         figures.append(empty_figure(bench, args.repeat))
         for kind in (FIRST, REPEAT):
             figures += apply_figures(bench, args.apply_size, args.repeat, kind)
+        transcripts = None
+        if args.transcripts > 0:
+            found, transcripts = transcript_figures(bench, int(args.transcripts), args.repeat)
+            figures += found
         result = {
             "machine": machine(bench.work),
             "corpora": corpora,
+            "transcripts": transcripts,
             "repeat": args.repeat,
             "figures": [figure.to_json() for figure in figures],
             "imports": heavy_imports(bench),

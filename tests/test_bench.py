@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from bench.corpus import NOW, make_corpus
+from bench.transcripts import make_transcripts
 from tests.conftest import read_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +45,7 @@ def test_the_corpus_is_the_same_every_time(tmp_path: Path) -> None:
 def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
-    tiny = ["--sizes", "30,300", "--apply-size", "30", "--repeat", "1"]
+    tiny = ["--sizes", "30,300", "--apply-size", "30", "--repeat", "1", "--transcripts", "3e6"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -78,6 +79,10 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "apply --rescan --yes, 30 plans, first scan, vs batched floor",
         "apply --rescan --yes, 30 plans, repeat scan",
         "apply --rescan --yes, 30 plans, repeat scan, vs batched floor",
+        f"scan, {result['transcripts']['bytes'] / 1e6:.0f} MB of transcripts "
+        f"({result['transcripts']['files']} sessions), first",
+        "scan after 1 MB more, vs the first scan",
+        "the same, net of start-up (an empty-dir scan)",
     ]
     for figure in result["figures"]:
         assert figure["ratio"] == figure["clarity_median_s"] / figure["baseline_median_s"]
@@ -88,3 +93,16 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "300": 300,
     }
     assert result["imports"] == {"scan": [], "apply": []}  # no anthropic, pydantic or httpx
+
+
+def test_the_transcripts_hold_plan_sessions_that_clarity_recognises(cli, tmp_path: Path) -> None:
+    claude_dir, plans_dir = tmp_path / "claude", tmp_path / "plans"
+    stats = make_transcripts(claude_dir / "projects", plans_dir, 4_000_000, seed=3)
+    files = list((claude_dir / "projects").rglob("*.jsonl"))
+    assert len(files) == stats.files and sum(f.stat().st_size for f in files) == stats.bytes
+    assert stats.plan_sessions == len(list(plans_dir.glob("*.md"))) > 0
+    os.environ["CLAUDE_CONFIG_DIR"] = str(claude_dir)  # the autouse fixture restores it
+    result = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW.isoformat(), "--json")
+    assert result.exit_code == 0, result.stderr
+    decided = result.json()["decided_by"]
+    assert decided.get("session evidence", 0) > 0  # approved and implemented sessions
