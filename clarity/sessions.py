@@ -98,6 +98,9 @@ def find_plan_sessions(
         result = read_transcript(path, before, plans, plan_sessions)
         if result is None:
             continue
+        if result.rewritten and before is not None and before.says_anything:
+            # What the old content said is kept, as for a deleted transcript.
+            known[f"{key}\0was-{before.cursor.inode}-{before.cursor.offset}"] = before
         known[key] = result.facts
         changed = True
         if result.bytes_read:

@@ -253,25 +253,30 @@ def test_what_was_learned_outlives_the_transcript(cli, plans_dir, claude_dir):
     assert found["project"] == "/home/dev/project"
 
 
-def test_a_transcript_rewritten_in_place_is_read_again_from_the_start(cli, plans_dir, claude_dir):
+def test_a_transcript_rewritten_in_place_is_read_again_and_its_old_words_kept(
+    cli, plans_dir, claude_dir
+):
     session = Session(SESSION, start=STARTED)
     implemented(plans_dir, session)
     path = session.save(claude_dir)
     assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["class"] == "completed"
 
-    # Rewritten whole (a remote session hydrated, say): the same size and more, other bytes.
-    other = Session(SESSION, start=STARTED)
-    plan = planned(plans_dir, other)
-    other.reject(other.present(plan, PLAN)).user("let us talk about it first").user("." * 9000)
+    # Rewritten whole, same inode (a remote session hydrated, say): what it says now is
+    # read from its start, and what it said before is kept, as for a deleted transcript.
+    later = Session(SESSION, start=STARTED + timedelta(days=1))
+    plan = planned(plans_dir, later)
+    later.reject(later.present(plan, PLAN)).user("let us talk about it first").user("." * 9000)
     inode = path.stat().st_ino
-    with path.open("r+b") as stream:  # in place: the same inode
-        stream.write(b"\n".join(other.lines()) + b"\n")
+    with path.open("r+b") as stream:
+        stream.write(b"\n".join(later.lines()) + b"\n")
         stream.truncate()
     assert path.stat().st_ino == inode
-    os.utime(path, (other.time, other.time))  # written long ago: no live session
-    os.utime(plans_dir / plan.name, (other.time, other.time))
+    os.utime(path, (later.time, later.time))  # written long ago: no live session
+    os.utime(plan, (later.time, later.time))
 
-    assert scan(cli, plans_dir)[plan.name]["class"] == "dormant"
+    found = scan(cli, plans_dir)[plan.name]
+    assert found["class"] == "dormant"  # the old approval, then the new rejection
+    assert found["reason"].endswith("; presented again and rejected")
 
 
 def test_a_line_still_being_written_is_read_once_it_is_whole(cli, plans_dir, claude_dir):

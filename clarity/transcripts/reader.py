@@ -6,24 +6,26 @@ Two byte searches decide which lines are parsed at all:
    inside a JSON string): plan-mode attachments (`planFilePath`), the plan
    written or edited, ExitPlanMode calls and the answer that echoes where the
    plan was saved. They say which plans a session used, and when.
-2. Only in the transcripts of sessions that used a plan here, the tool calls
-   (`"tool_use"`): ExitPlanMode and its answer (approved or rejected), the
-   files edited (Write, Edit, MultiEdit, NotebookEdit) and the todo list.
-   A Write can carry a whole file, so its path and time are taken from the
-   line by pattern, never by parsing it.
+2. Only in the transcripts of sessions that used a plan here, the lines with
+   tool calls (`"tool_use"`): ExitPlanMode and its answer (approved or
+   rejected), the files edited (Write, Edit, MultiEdit, NotebookEdit) and the
+   todo list. Each such line is parsed once, however many calls it holds.
 
-A line that is not JSON (a torn write, a foreign tool) is passed over. Only
-complete lines are read: a line still being written is read next time.
+The file is read a chunk at a time with pread, never mapped: Claude Code
+truncates a transcript in place to drop a failed message, and a mapped file
+that shrinks kills its reader. Only complete lines are read (a line still
+being written is read next time); a line that is not JSON, or holds values
+of the wrong kinds, is passed over.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import re
-from collections.abc import Iterable, Iterator
+import stat
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -53,15 +55,21 @@ _PLAN_MODE_ATTACHMENTS = frozenset({"plan_mode", "plan_mode_reentry"})
 
 _TOOL_USE = b'"tool_use"'
 _NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z]+)"')
-_ID = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
-_EDITED_PATH = re.compile(rb'"(?:file_path|notebook_path)"\s*:\s*("(?:[^"\\]|\\.)*")')
-_TIMESTAMP = re.compile(rb'"timestamp"\s*:\s*"([^"\\]+)"')
-_IS_ERROR = re.compile(rb'"is_error"\s*:\s*true')
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 _SAVED_TO = re.compile(r"Your plan has been saved to:\s*(\S+\.md)")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+CHUNK = 32 * 1024 * 1024  # read at a time; a line longer than this is read whole, up to:
+MAX_LINE = 64 * 1024 * 1024  # a longer line is passed over unread (no record is this big)
 _CHECK_BYTES = 64
-_RESULT_WINDOW = 4 * 1024 * 1024  # how far after a call its result is looked for
 _NAME_WINDOW = 256  # a tool_use block names its tool this close to its type
+_EDIT_ANSWER_WINDOW = 1024 * 1024  # an edit's answer (did it fail?) is looked for this far
+_CALLS_PER_LINE = 64  # Claude Code writes one block per line; more is not its transcript
+
+
+_isabs = os.path.isabs  # strings in, strings out, for every path a transcript names
 
 
 class PlanPaths:
@@ -79,26 +87,29 @@ class PlanPaths:
         )
         self._inside: dict[str, bool] = {}
 
-    def plan_name(self, value: object) -> str | None:
-        """The plan's name if value is the path of a plan in the plans directory."""
-        if not isinstance(value, str) or not value.endswith(".md"):
-            return None
-        path = Path(value).expanduser()
-        if not path.is_absolute():
-            return None
-        parent = str(path.parent)
+    def _in_plans_dir(self, path: str) -> bool | None:
+        """Whether path's folder is the plans directory; None: not a path at all."""
+        parent = os.path.dirname(path)  # noqa: PTH120 - strings in, strings out, many times
         inside = self._inside.get(parent)
         if inside is None:
-            inside = self._inside[parent] = os.path.realpath(parent) == self.real_dir
-        return path.name if inside else None
+            try:
+                inside = os.path.realpath(parent) == self.real_dir
+            except (ValueError, OSError):  # a NUL byte, a loop: no file can be there
+                return None
+            self._inside[parent] = inside
+        return inside
 
-    def outside(self, value: str) -> bool:
-        """Whether an edited file lies outside the plans directory (the work, not the plan)."""
-        parent = str(Path(value).parent)
-        inside = self._inside.get(parent)
-        if inside is None:
-            inside = self._inside[parent] = os.path.realpath(parent) == self.real_dir
-        return not inside
+    def plan_name(self, value: object) -> str | None:
+        """The plan's name if value is the absolute path of a plan in the plans directory."""
+        if not isinstance(value, str) or not value.endswith(".md") or not _isabs(value):
+            return None
+        return os.path.basename(value) if self._in_plans_dir(value) else None  # noqa: PTH119
+
+    def outside(self, value: object) -> bool:
+        """Whether value is a file outside the plans directory (the work, not the plan)."""
+        if not isinstance(value, str) or not _isabs(value):
+            return False
+        return self._in_plans_dir(value) is False
 
 
 def session_of(path: Path, first_line: bytes) -> tuple[str, bool]:
@@ -106,35 +117,41 @@ def session_of(path: Path, first_line: bytes) -> tuple[str, bool]:
     if path.parent.name == "subagents":
         return path.parent.parent.name, True  # <session>/subagents/agent-<id>.jsonl
     if path.name.startswith("agent-"):  # beside the session, in older versions: ask it
-        try:
-            record = json.loads(first_line)
-        except ValueError:
-            record = None
-        session = record.get("sessionId") if isinstance(record, dict) else None
+        record = _parse(first_line)
+        session = record.get("sessionId") if record is not None else None
         return (session if isinstance(session, str) and session else path.stem), True
     return path.stem, False
 
 
 def normal_time(value: object) -> str | None:
-    """A record's time as Claude Code writes it (2026-11-02T09:15:00.000Z): comparable as text."""
-    if not isinstance(value, str) or not value:
+    """A record's time as Claude Code writes it (2026-11-02T09:15:00.000Z): comparable as text.
+
+    Anything that is not a real moment gives None, and the record is passed over.
+    """
+    if not isinstance(value, str) or _TIME.fullmatch(value) is None:
         return None
-    if len(value) == 24 and value.endswith("Z") and value[10] == "T":
-        return value
     try:
         moment = datetime.fromisoformat(value)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (
-        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    )
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _parse(line: bytes | bytearray) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # torn, foreign, or nested past any record Claude Code writes
+    return record if isinstance(record, dict) else None
 
 
 class Read(NamedTuple):
     facts: TranscriptFacts
     bytes_read: int
+    rewritten: bool = False  # not what was read before: read again from its start
 
 
 def read_transcript(
@@ -151,107 +168,134 @@ def read_transcript(
     known of it stays as it was.
     """
     try:
-        with path.open("rb") as stream:
-            info = os.fstat(stream.fileno())
-            if info.st_size == 0:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+            return None
+        return _Reading(fd, info, path, plans).read(known, plan_sessions)
+    except OSError:
+        return None  # it went away or became unreadable while it was read
+    finally:
+        os.close(fd)
+
+
+class _Reading:
+    """One open transcript."""
+
+    def __init__(self, fd: int, info: os.stat_result, path: Path, plans: PlanPaths) -> None:
+        self.fd, self.info, self.path, self.plans = fd, info, path, plans
+
+    def pread(self, length: int, offset: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(self.fd, length, offset)
+        os.lseek(self.fd, offset, os.SEEK_SET)  # Windows
+        return os.read(self.fd, length)
+
+    def check(self, offset: int) -> str:
+        start = max(0, offset - _CHECK_BYTES)
+        # sha1: a check that the bytes read are still there, not a defence against anyone
+        return hashlib.sha1(self.pread(offset - start, start)).hexdigest()
+
+    def read(self, known: TranscriptFacts | None, plan_sessions: set[str]) -> Read:
+        size = self.info.st_size
+        rewritten = False
+        if known is not None:
+            cursor = known.cursor
+            if not (
+                cursor.inode == self.info.st_ino
+                and cursor.offset <= size
+                and self.check(cursor.offset) == cursor.check
+            ):
+                known, rewritten = None, True  # replaced or rewritten: read it all again
+        if known is None:
+            first = self.pread(64 * 1024, 0)
+            session, sidechain = session_of(self.path, first.split(b"\n", 1)[0])
+            facts = TranscriptFacts(session, sidechain, Cursor(0, 0, 0, 0, ""), self.info.st_mtime)
+            start = 0
+        else:
+            facts, start = known, known.cursor.offset
+        offset = start
+        for base, data in self.chunks(start, size):
+            lines = _Lines(data, base, facts, self.plans)
+            lines.read_plan_lines()
+            if facts.refs or facts.events:
+                plan_sessions.add(facts.session)
+            if facts.session in plan_sessions:
+                lines.read_tool_calls()
+            offset = base + len(data)
+        facts.cursor = Cursor(
+            size, self.info.st_mtime_ns, self.info.st_ino, offset, self.check(offset)
+        )
+        facts.mtime = self.info.st_mtime
+        return Read(facts, offset - start, rewritten)
+
+    def chunks(self, start: int, size: int) -> Iterator[tuple[int, bytes]]:
+        """(offset, bytes) of complete lines from start to the last newline before size."""
+        offset = start
+        while offset < size:
+            data = self.pread(min(CHUNK, size - offset), offset)
+            end = data.rfind(b"\n") + 1
+            if end == 0:  # one line longer than a chunk, or a last line still being written
+                line_end = self.newline_after(offset + len(data), size)
+                if line_end is None:
+                    return
+                if line_end - offset <= MAX_LINE:
+                    yield offset, self.pread(line_end - offset, offset)
+                else:
+                    yield line_end, b""  # passed over unread; reading goes on after it
+                offset = line_end
+                continue
+            yield offset, data[:end] if end < len(data) else data
+            offset += end
+
+    def newline_after(self, offset: int, size: int) -> int | None:
+        """The offset just past the next newline at or after offset, if the file has one."""
+        while offset < size:
+            data = self.pread(min(CHUNK, size - offset), offset)
+            if not data:
                 return None
-            with mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                return _read(path, data, info, known, plans, plan_sessions)
-    except (OSError, ValueError):
+            found = data.find(b"\n")
+            if found >= 0:
+                return offset + found + 1
+            offset += len(data)
         return None
 
 
-def _check(data: mmap.mmap, offset: int) -> str:
-    # sha1: a check that the bytes read are still there, not a defence against anyone
-    return hashlib.sha1(data[max(0, offset - _CHECK_BYTES) : offset]).hexdigest()
+class _Answer(NamedTuple):
+    record: dict[str, Any]
+    block: dict[str, Any]
 
 
-def _read(
-    path: Path,
-    data: mmap.mmap,
-    info: os.stat_result,
-    known: TranscriptFacts | None,
-    plans: PlanPaths,
-    plan_sessions: set[str],
-) -> Read:
-    if known is not None:
-        cursor = known.cursor
-        same_file = (
-            cursor.inode == info.st_ino
-            and cursor.offset <= len(data)
-            and _check(data, cursor.offset) == cursor.check
-        )
-        if not same_file:
-            known = None  # replaced or rewritten in place: read it all again
-    start = 0 if known is None else known.cursor.offset
-    end = data.rfind(b"\n", start) + 1  # complete lines only
-    if known is None:
-        first_end = data.find(b"\n")
-        session, sidechain = session_of(path, data[: first_end if first_end >= 0 else 0])
-        facts = TranscriptFacts(session, sidechain, Cursor(0, 0, 0, 0, ""), info.st_mtime)
-    else:
-        facts = known
-    if end > start:
-        transcript = _Transcript(data, start, end, facts, plans)
-        transcript.read_plan_lines()
-        if facts.refs or facts.events:
-            plan_sessions.add(facts.session)
-        if facts.session in plan_sessions:
-            transcript.read_tool_calls()
-        offset = end
-    else:
-        offset = start
-    facts.cursor = Cursor(info.st_size, info.st_mtime_ns, info.st_ino, offset, _check(data, offset))
-    facts.mtime = info.st_mtime
-    return Read(facts, max(0, end - start))
+class _Lines:
+    """Complete lines of one transcript, read at `base`, and the facts they add to."""
 
+    def __init__(self, data: bytes, base: int, facts: TranscriptFacts, plans: PlanPaths) -> None:
+        self.data, self.base, self.facts, self.plans = data, base, facts, plans
 
-def _lines_holding(data: mmap.mmap, needles: Iterable[bytes], start: int, end: int) -> list[int]:
-    """Start of each line in [start, end) that holds any needle, once, in file order."""
-    starts: set[int] = set()
-    for needle in needles:
-        position = data.find(needle, start, end)
-        while position != -1:
-            line_start = data.rfind(b"\n", start, position) + 1 or start
-            starts.add(max(line_start, start))
-            line_end = data.find(b"\n", position, end)
-            if line_end == -1:
-                break
-            position = data.find(needle, line_end, end)
-    return sorted(starts)
+    def line(self, position: int) -> tuple[int, int]:
+        """The bounds of the line holding position."""
+        start = self.data.rfind(b"\n", 0, position) + 1
+        end = self.data.find(b"\n", position)
+        return start, len(self.data) if end == -1 else end
 
-
-class _Transcript:
-    """The new part of one transcript, [start, end), and the facts it adds to."""
-
-    def __init__(
-        self, data: mmap.mmap, start: int, end: int, facts: TranscriptFacts, plans: PlanPaths
-    ) -> None:
-        self.data, self.start, self.end = data, start, end
-        self.facts = facts
-        self.plans = plans
-
-    def line(self, start: int) -> bytes:
-        end = self.data.find(b"\n", start, self.end)
-        return self.data[start : self.end if end == -1 else end]
-
-    def line_around(self, position: int) -> tuple[int, int]:
-        start = self.data.rfind(b"\n", self.start, position) + 1 or self.start
-        end = self.data.find(b"\n", position, self.end)
-        return max(start, self.start), self.end if end == -1 else end
-
-    def record(self, start: int) -> dict[str, Any] | None:
-        try:
-            record = json.loads(self.line(start))
-        except ValueError:
-            return None  # a torn or foreign line
-        return record if isinstance(record, dict) else None
+    def record(self, start: int, end: int) -> dict[str, Any] | None:
+        return _parse(self.data[start:end])
 
     # -- 1. lines that name the plans directory --------------------------------
 
     def read_plan_lines(self) -> None:
-        for start in _lines_holding(self.data, self.plans.needles, self.start, self.end):
-            record = self.record(start)
+        starts: set[int] = set()
+        for needle in self.plans.needles:
+            position = self.data.find(needle)
+            while position != -1:
+                start, end = self.line(position)
+                starts.add(start)
+                position = self.data.find(needle, end)
+        for start in sorted(starts):
+            record = self.record(*self.line(start))
             if record is not None:
                 self._plan_record(record)
 
@@ -321,116 +365,118 @@ class _Transcript:
 
     def read_tool_calls(self) -> None:
         self._answer_pending()
-        data, end = self.data, self.end
-        position = data.find(_TOOL_USE, self.start, end)
-        while position != -1:
-            name = _NAME.search(data, position, min(end, position + _NAME_WINDOW))
-            line_start, line_end = self.line_around(position)
-            tool = name.group(1).decode() if name is not None else ""
-            if tool in _TOOLS_READ and name is not None and name.end() <= line_end:
-                self._tool_call(tool, position, line_start, line_end)
-            position = data.find(_TOOL_USE, position + len(_TOOL_USE), end)
-
-    def _tool_call(self, tool: str, position: int, line_start: int, line_end: int) -> None:
         data = self.data
-        time_match = _TIMESTAMP.search(data, line_start, line_end)
-        time = normal_time(time_match.group(1).decode()) if time_match else None
-        call_id = _ID.search(data, position, line_end)
-        if time is None or call_id is None:
+        position = data.find(_TOOL_USE)
+        while position != -1:
+            start, end = self.line(position)
+            if self._reads(position, end):
+                record = self.record(start, end)
+                if record is not None:
+                    self._tool_calls(record, end)
+            position = data.find(_TOOL_USE, end)  # each line once, however many calls
+
+    def _reads(self, position: int, end: int) -> bool:
+        """Whether a line holds a call of a tool that is read (by its first few names)."""
+        for _ in range(_CALLS_PER_LINE):
+            name = _NAME.search(self.data, position, min(end, position + _NAME_WINDOW))
+            if name is not None and name.group(1).decode() in _TOOLS_READ:
+                return True
+            position = self.data.find(_TOOL_USE, position + len(_TOOL_USE), end)
+            if position == -1:
+                return False
+        return False
+
+    def _tool_calls(self, record: dict[str, Any], end: int) -> None:
+        time = normal_time(record.get("timestamp"))
+        if time is None:
             return
-        tool_id = call_id.group(1).decode()
+        calls = (b for b in _content_blocks(record) if b.get("type") == "tool_use")
+        for _, block in zip(range(_CALLS_PER_LINE), calls, strict=False):
+            tool, tool_id, tool_input = block.get("name"), block.get("id"), block.get("input")
+            if isinstance(tool_id, str) and isinstance(tool_input, dict):
+                self._tool_call(str(tool), tool_id, tool_input, time, end)
+
+    def _tool_call(
+        self, tool: str, tool_id: str, tool_input: dict[str, Any], time: str, end: int
+    ) -> None:
+        facts = self.facts
         if tool in EDITING_TOOLS:
-            self._edit(tool_id, position, line_end, time)
-            return
-        if tool == "TaskCreate":
-            result = self._result(tool_id, line_end)
-            created = _TASK_CREATED.search(_result_text(result.block)) if result else None
-            if created is not None:
-                self.facts.tasks[created.group(1)] = "pending"
-            return
-        block = self._block(line_start, tool_id)
-        tool_input = block.get("input") if block else None
-        if not isinstance(tool_input, dict):
-            return
-        if tool == EXIT_PLAN_MODE:
-            plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or self.facts.plan
+            path = tool_input.get("file_path") or tool_input.get("notebook_path")
+            answer = self._answer_bounds(tool_id, end, _EDIT_ANSWER_WINDOW)
+            if answer is not None and self._failed(*answer):
+                return  # refused or failed: nothing was written
+            if (
+                isinstance(path, str)
+                and self.plans.outside(path)
+                and facts.edits.get(path, "") < time
+            ):
+                facts.edits[path] = time
+        elif tool == EXIT_PLAN_MODE:
+            plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
             if plan is not None:
-                self.facts.events.append(Event(time, PRESENTED, plan, tool_id))
-                self._answer(PendingCall(tool_id, plan, time), line_end)
+                facts.events.append(Event(time, PRESENTED, plan, tool_id))
+                self._answer(PendingCall(tool_id, plan, time), end)
         elif tool == "TodoWrite":
             todos = tool_input.get("todos")
-            if isinstance(todos, list) and (self.facts.todos or ("",))[0] <= time:
+            if isinstance(todos, list) and (facts.todos is None or facts.todos[0] <= time):
                 done = sum(isinstance(t, dict) and t.get("status") == "completed" for t in todos)
-                self.facts.todos = (time, done, len(todos))
+                facts.todos = (time, done, len(todos))
+        elif tool == "TaskCreate":
+            reply = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
+            created = _TASK_CREATED.search(_result_text(reply.block)) if reply else None
+            if created is not None:
+                facts.tasks[created.group(1)] = "pending"
         elif tool == "TaskUpdate":
             task, status = tool_input.get("taskId"), tool_input.get("status")
             if isinstance(task, str | int) and isinstance(status, str):
                 if status == "deleted":
-                    self.facts.tasks.pop(str(task), None)
+                    facts.tasks.pop(str(task), None)
                 else:
-                    self.facts.tasks[str(task)] = status
+                    facts.tasks[str(task)] = status
 
-    def _edit(self, tool_id: str, position: int, line_end: int, time: str) -> None:
-        found = _EDITED_PATH.search(self.data, position, line_end)
-        if found is None:
-            return
-        try:
-            path = json.loads(found.group(1))
-        except ValueError:
-            return
-        if not isinstance(path, str) or not path or not self.plans.outside(path):
-            return
-        answer = self._result_line(tool_id, line_end)  # by bytes: it can hold the whole file
-        if answer is not None and _IS_ERROR.search(self.data, *answer):
-            return  # refused or failed: nothing was written
-        if self.facts.edits.get(path, "") < time:
-            self.facts.edits[path] = time
+    def _failed(self, start: int, end: int) -> bool:
+        """Whether the answer on this line says the call failed (by bytes: it may hold a file)."""
+        found = self.data.find(b'"is_error"', start, end)
+        if found == -1:
+            return False
+        return self.data[found + 10 : found + 20].lstrip(b" :").startswith(b"true")
 
-    def _block(self, line_start: int, tool_id: str) -> dict[str, Any] | None:
-        record = self.record(line_start)
-        if record is None:
-            return None
-        return next((b for b in _content_blocks(record) if b.get("id") == tool_id), None)
-
-    def _result_line(self, tool_id: str, after: int) -> tuple[int, int] | None:
+    def _answer_bounds(
+        self, tool_id: str, after: int, window: int | None
+    ) -> tuple[int, int] | None:
         """The line after `after` that answers the call tool_id (ids are unique), by bytes."""
         needle = json.dumps(tool_id).encode()
-        position = self.data.find(needle, after, min(self.end, after + _RESULT_WINDOW))
-        return None if position == -1 else self.line_around(position)
+        stop = len(self.data) if window is None else min(len(self.data), after + window)
+        position = self.data.find(needle, after, stop)
+        return None if position == -1 else self.line(position)
 
-    def _result(self, tool_id: str, after: int) -> _Result | None:
-        """The record that answers the call tool_id, and its tool_result block."""
-        line = self._result_line(tool_id, after)
-        record = None if line is None else self.record(line[0])
+    def _answer_to(self, tool_id: str, after: int, window: int | None) -> _Answer | None:
+        bounds = self._answer_bounds(tool_id, after, window)
+        record = None if bounds is None else self.record(*bounds)
         if record is None:
             return None
         for block in _content_blocks(record):
             if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_id:
-                return _Result(record, block)
+                return _Answer(record, block)
         return None
 
     def _answer(self, call: PendingCall, after: int) -> None:
         """Record how the person answered an ExitPlanMode call, or that they have not yet."""
-        result = self._result(call.tool_id, after)
-        if result is None:
+        answer = self._answer_to(call.tool_id, after, None)
+        if answer is None:
             self.facts.pending.append(call)
             return
-        time = normal_time(result.record.get("timestamp")) or call.time
-        if result.block.get("is_error") is True:
+        time = normal_time(answer.record.get("timestamp")) or call.time
+        if answer.block.get("is_error") is True:
             self.facts.events.append(Event(time, REJECTED, call.plan, call.tool_id))
-        elif _result_text(result.block).startswith(APPROVALS):
+        elif _result_text(answer.block).startswith(APPROVALS):
             self.facts.events.append(Event(time, APPROVED, call.plan, call.tool_id))
         # anything else (sent to a team lead, pushed elsewhere) is no answer from the person
 
     def _answer_pending(self) -> None:
         pending, self.facts.pending = self.facts.pending, []
-        for call in pending:
-            self._answer(call, self.start)
-
-
-class _Result(NamedTuple):
-    record: dict[str, Any]
-    block: dict[str, Any]
+        for call in pending[-_CALLS_PER_LINE:]:  # a session asks a few times, not thousands
+            self._answer(call, 0)
 
 
 def _content_blocks(record: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -13,8 +13,13 @@ if it still exists, is simply read again from the start.
 from __future__ import annotations
 
 import json
+import math
+import os
+import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -152,7 +157,13 @@ def _flag(value: Any) -> bool:
 def _number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError("not a number")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError("not a number a clock can show") from None
+    if not math.isfinite(number) or not 0 <= number < 2**40:
+        raise ValueError("not a number a clock can show")
+    return number
 
 
 def _ints(values: Any, count: int) -> list[int]:
@@ -178,7 +189,14 @@ def _event(value: Any) -> Event:
     event = Event(*_texts(value, 4))
     if event.kind not in EVENT_KINDS:
         raise ValueError(f"unknown event {event.kind!r}")
+    if not _TIME.fullmatch(event.time):
+        raise ValueError(f"not a time: {event.time!r}")
+    datetime.fromisoformat(event.time)  # a real moment, or ValueError
     return event
+
+
+# A time as the reader writes every time it keeps: 2026-11-02T09:15:00.000Z.
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 
 
 def _todos(value: Any) -> tuple[str, int, int]:
@@ -198,13 +216,32 @@ class Store(NamedTuple):
         return iter(self.transcripts.values())
 
 
+_MAX_STORE_BYTES = 1 << 30  # past this it is not a file clarity wrote
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file (not a link, a FIFO or a device)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if info.st_size > _MAX_STORE_BYTES:
+            raise ValueError(f"{info.st_size:,} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            return stream.read(_MAX_STORE_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
 def load_store(path: Path, plans_dir: Path) -> Store:
     """The records at path; an empty store, with a note, if the file is damaged."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(_read_regular(path))
     except FileNotFoundError:
         return Store({})
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         return Store({}, (_reread_note(path, f"unreadable ({_why(error)})"),))
     if (
         not isinstance(data, dict)
@@ -212,14 +249,14 @@ def load_store(path: Path, plans_dir: Path) -> Store:
         or not isinstance(data.get("transcripts"), dict)
     ):
         return Store({}, (_reread_note(path, "not this version's format"),))
-    if data.get("plans_dir") != str(plans_dir):
+    if data.get("plans_dir") != os.path.realpath(plans_dir):
         return Store({})  # another plans directory's (a moved state folder): start afresh
     transcripts: dict[str, TranscriptFacts] = {}
     damaged = 0
     for name, record in data["transcripts"].items():
         try:
             transcripts[name] = TranscriptFacts.from_json(record)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             damaged += 1
     notes = (_reread_note(path, f"{damaged} damaged record(s) dropped"),) if damaged else ()
     return Store(transcripts, notes)
@@ -240,7 +277,7 @@ def save_store(path: Path, plans_dir: Path, transcripts: Mapping[str, Transcript
     """
     document = {
         "version": STORE_VERSION,
-        "plans_dir": str(plans_dir),
+        "plans_dir": os.path.realpath(plans_dir),  # as the state folder is keyed
         "transcripts": {name: facts.to_json() for name, facts in transcripts.items()},
     }
     data = json.dumps(document, ensure_ascii=True, separators=(",", ":"))
