@@ -71,6 +71,21 @@ class SessionEvidence(NamedTuple):
     withdrawn: str | None = None  # why the approval no longer stands, if it does not
 
 
+class PlanSessions(NamedTuple):
+    """What the transcripts say about the plans of one plans directory."""
+
+    in_use: Mapping[str, str]  # plan name -> the session that used it most recently
+    current: frozenset[str]  # plan names the --session session used
+    transcripts_read: int = 0  # transcripts with new lines this time
+    notes: tuple[str, ...] = ()
+    evidence: Mapping[str, SessionEvidence] = MappingProxyType({})  # plan -> its latest approval
+    projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
+    bytes_read: int = 0
+
+
+NO_SESSIONS = PlanSessions({}, frozenset())
+
+
 class FileStamp(NamedTuple):
     """What stat says about a file: if none of it changed, neither did the bytes.
 

@@ -19,7 +19,6 @@ from clarity.model import FileStamp, PlanFacts, Skipped, TextStatus
 from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
 from clarity.plantext import last_nonblank_line as _last_line
 from clarity.progress import Progress
-from clarity.status import read_status
 
 if TYPE_CHECKING:
     from clarity.facts_cache import FactsCache
@@ -162,6 +161,8 @@ class _TextFacts(NamedTuple):
 
 
 def _whole_file_facts(data: bytes) -> _TextFacts:
+    from clarity.status import read_status  # here: its patterns cost a start with no plans
+
     text, clean = _decode(data)
     head = _head_facts(text)
     return _TextFacts(head, _last_line(text), read_status(head.body), clean)
@@ -185,6 +186,8 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
             # moves, and reading it again later costs more than hashing them all.
             sha256 = hashlib.sha256(data).hexdigest() if bytes_read == size else None
         else:
+            from clarity.status import read_status
+
             plan = _PlanFile(fd, size)
             head, tail, clean = plan.head_and_tail()
             text = _TextFacts(head, _last_line(tail), read_status(head.body, tail), clean)

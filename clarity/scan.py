@@ -13,11 +13,10 @@ from clarity.errors import ClarityError
 from clarity.facts_cache import FactsCache
 from clarity.locations import claude_retention
 from clarity.markers import compile_markers
-from clarity.model import ScanReport, Verdict
+from clarity.model import NO_SESSIONS, PlanSessions, ScanReport, Verdict
 from clarity.progress import Progress
 from clarity.proposal import Proposal, build_proposal
 from clarity.reader import read_plans_dir
-from clarity.sessions import PlanSessions, find_plan_sessions
 from clarity.state import DirState
 
 
@@ -55,6 +54,8 @@ def live_sessions(settings: Settings, now: datetime, session: str | None) -> Pla
     What they said before is kept in the plans dir's state folder: only what
     was appended since is read.
     """
+    from clarity.sessions import find_plan_sessions  # only a scan with plans pays for it
+
     return find_plan_sessions(
         settings.claude_dir / "projects",
         settings.plans_dir,
@@ -107,7 +108,8 @@ def scan(
             f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "
             "check its permissions"
         ) from None
-    sessions = live_sessions(settings, now, session)
+    # With no plans there is nothing for the transcripts to tell about.
+    sessions = live_sessions(settings, now, session) if listing.plans else NO_SESSIONS
     rules = Rules(
         markers=compile_markers(settings.markers),
         thresholds=settings.thresholds,

@@ -11,27 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from types import MappingProxyType
-from typing import NamedTuple
 
-from clarity.model import SessionEvidence
+from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
-from clarity.transcripts.reader import PlanPaths, read_transcript
+from clarity.transcripts.lines import PlanPaths
+from clarity.transcripts.reader import read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
-
-
-class PlanSessions(NamedTuple):
-    """What the transcripts say about the plans of one plans directory."""
-
-    in_use: Mapping[str, str]  # plan name -> the session that used it most recently
-    current: frozenset[str]  # plan names the --session session used
-    transcripts_read: int = 0  # transcripts with new lines this time
-    notes: tuple[str, ...] = ()
-    evidence: Mapping[str, SessionEvidence] = MappingProxyType({})  # plan -> its latest approval
-    projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
-    bytes_read: int = 0
 
 
 def _transcripts(projects_dir: Path) -> Iterator[tuple[Path, os.stat_result]]:

@@ -21,140 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from clarity.model import TextStatus
-
-# -- what a status value says ------------------------------------------------
-
-_DONE_WORDS = (
-    r"complete|completed|done|implemented|finished|shipped|merged|resolved|fixed|landed|delivered"
-    r"|impl[eé]ment[eé]e?s?|termin[eé]e?s?|compl[eé]t[eé]e?s?|achev[eé]e?s?|đã\s+xong"
-)
-_DONE = re.compile(
-    rf"""(?<![^\W_])(?:{_DONE_WORDS})(?![^\W_])
-      | 已完成 | 完了 | 完成 | 済み | 완료""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_CHECK_MARK = re.compile(r"[\u2705\u2714\u2611]\ufe0f?")  # ✅ ✔ ☑
-# What may follow a done word that states a status: an end, punctuation, a date, or a
-# little word. "Complete decomposition of 77 failures" uses it as an adjective.
-_STATUS_WORD_FOLLOWER = re.compile(
-    r"""\s*(?:$|[^\w\s]|\d|(?:and|&|with|to|in|on|at|by|as|per|via|for|from|since|into|
-        successfully|fully|now|already|today|yesterday|except|but|pending|after|awaiting|
-        et|avec|le|la|les|en|dans|und|mit)(?![^\W_]))""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# CJK done words stand alone, or before kana or 済: not as the head of a compound
-# (完了条件 "completion criteria", 完成版 "finished version").
-_CJK_FOLLOWER = re.compile(r"(?:$|[^\u3400-\u9fff\uac00-\ud7af]|済)")
-# Before a done word: it is not done yet ("not implemented", "to be merged", 未完了), or
-# what is done is not the work ("planning complete", "analysis complete").
-_NOT_THE_WORK = re.compile(
-    r"""(?:(?<![^\W_])(?:not|never|no|yet\s+to\s+be|to\s+be|will\s+be|isn'?t|aren'?t|almost|
-        nearly|mostly|partly|partially|half|planning|plan|analysis|analyse|analyses|
-        investigation|exploration|design|research|diagnosis|documentation|decomposition|audit|
-        scan|spec|specification|discovery|review|evaluation|assessment|prototype|poc|spike|
-        step|stage|phase|part|tier|sprint|milestone)(?:\s+(?:yet|fully|been|quite|all|is|are|
-        was|were|\d+[a-z]?|[ivx]+))*\s*[:\-]?\s*$)
-      | (?:未|尚未|没有|没|规划|计划|分析|调研|诊断|設計|調査|分析|計画|검토|분석)$""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# Anything that says part of the work is still open. A value that has one is not done.
-_OPEN = re.compile(
-    r"""(?<![^\W_])(?:
-        (?<!all\s)(?:phase|stage|step|part|milestone|sprint)s?\s*\#?\d
-      | partial(?:ly)? | partly | in\s*-?\s*progress | pending | remaining | testing | blocked
-      | blocker | todo | to\s*-?\s*do | wip | next | draft | ongoing | not\s+started | started
-      | not\s+yet | awaiting | waiting | review | planned | planning | proposed
-      | proposal | ready | almost | nearly | mostly | except | but | until | after | once
-      | when | unless | open | paused | on\s*-?\s*hold | back\s*-?\s*burner | parked
-      | rescoped | superseded | cancell?ed | conditional | core | investigating | in\s+flight
-      | unfinished | incomplete | stub | en\s+cours | en\s+attente | pr[eê]te?
-      )(?![^\W_])
-    | (?<!\d)[1-9]?\d\s*%   # 82% complete
-    | [\U0001F504\u23F3\U0001F6A7\u23F8\u274C\U0001F7E1\U0001F534\u2B1C\u26A0]
-    | 進行中 | 进行中 | 作業中 | 対応中 | 実装中 | 未着手 | 未完了 | 未完成 | 一部 | 部分 | 待ち
-    | 保留 | 待定 | 计划中 | 中断 | 开发中 | 执行中 | 待办 | 核心 | 準備中 | 予定 | 진행\s*중
-    | 대기 | 미완료""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# In the sentences after a status: what says work is still open.
-_STILL_OPEN = re.compile(
-    r"""(?<![^\W_])(?:in\s*-?\s*progress|pending|remaining|todo|to\s*-?\s*do|blocked|not\s+yet|
-        wip|next\s+steps?|not\s+started|unfinished|incomplete)(?![^\W_])
-      | [\U0001F504\u23F3\U0001F6A7] | 進行中 | 进行中 | 未完成 | 未完了 | 待办 | 진행\s*중""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_SENTENCE_END = re.compile(r"(?<=[.!?\u3002])\s+(?=\S)")
-# A clause that says it does not hold the plan open ("remaining items are not blocking").
-_ASIDE = re.compile(
-    r"(?<![^\W_])(?:not\s+blocking|non-?\s*blocking|optional|nice[\s-]to[\s-]have|"
-    r"follow[\s-]?ups?|future\s+work|out\s+of\s+scope|deferred)(?![^\W_])",
-    re.IGNORECASE,
-)
-_CLAUSE_BREAK = re.compile(  # ; , ( ) [ ] | / a spaced dash, a sentence end, CJK punctuation
-    r"\s*(?:[;,()\[\]|/]|\s[-\u2013\u2014]\s|\.\s|:\s|[\u3002\u3001\uff0c\uff1b])\s*"
-)
-_LETTERS = re.compile(r"[^\W\d_]")
-
-
-def _plain(text: str) -> str:
-    """Markdown emphasis and code marks out, `in_progress` as words."""
-    return " ".join(text.replace("*", "").replace("`", "").replace("_", " ").split())
-
-
-def _clause_says(clause: str) -> bool | None:
-    """True: done; False: open; None: neither (no status word in it)."""
-    if _OPEN.search(clause):
-        return False
-    said: bool | None = None
-    for match in _DONE.finditer(clause):
-        follower = _CJK_FOLLOWER if ord(match.group()[0]) > 0x2FFF else _STATUS_WORD_FOLLOWER
-        if not follower.match(clause, match.end()):
-            continue  # "Complete decomposition of ...": an adjective, not a status
-        if _NOT_THE_WORK.search(clause, 0, match.start()):
-            return False
-        said = True
-    if (
-        said is None
-        and _CHECK_MARK.search(clause)
-        and not _LETTERS.search(_CHECK_MARK.sub("", clause))
-    ):
-        said = True  # a bare ✅ (with a date, say)
-    return said
-
-
-def status_value(value: str) -> bool | None:
-    """What a status value says: True done, False open, None neither.
-
-    Its first sentence is the status: done takes a done word in some clause
-    and nothing open in any (a clause that calls itself not blocking is passed
-    over); one open clause, or a done word that is negated or about something
-    else than the work, makes it open. Later sentences are commentary ("Future
-    crates will get their own pass when implemented."): only work they say is
-    still open counts.
-    """
-    first, rest = _first_sentence(_plain(value))
-    if _STILL_OPEN.search(rest):
-        return False
-    said: bool | None = None
-    for clause in _CLAUSE_BREAK.split(first):
-        if not clause or _ASIDE.search(clause):
-            continue
-        says = _clause_says(clause)
-        if says is False:
-            return False
-        if says:
-            said = True
-    return said
-
-
-def _first_sentence(text: str) -> tuple[str, str]:
-    end = _SENTENCE_END.search(text)
-    return (text, "") if end is None else (text[: end.start()], text[end.end() :])
-
-
-def says_done(value: str) -> bool:
-    return status_value(value) is True
-
+from clarity.status_words import OPEN_WORDS, plain, says_done, status_value
 
 # -- where a status is written -----------------------------------------------
 
@@ -180,11 +47,19 @@ _MAX_QUOTED = 60
 
 
 def _quoted(value: str) -> str:
-    value = _plain(value)
+    value = plain(value)
     return value if len(value) <= _MAX_QUOTED else value[: _MAX_QUOTED - 1] + "…"
 
 
-_KEY_IN_TEXT = re.compile(_KEY, re.IGNORECASE)
+# Where the key may be: found by plain search ("tatus" in Status, status; "TATUS" in
+# STATUS), since a case-blind search of every plan's text costs twenty times more.
+_KEY_IN_TEXT = re.compile("tatus|TATUS|状态|状態|ステータス|상태")
+
+
+def _may_hold_a_status(text: str) -> bool:
+    return any(key in text for key in ("tatus", "TATUS", "状态", "状態", "ステータス", "상태"))
+
+
 _THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$", re.M)
 _FOOTER_LINES = 12
 _SUB_HEADING = re.compile(r"^ {0,3}#{2,6}[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
@@ -208,7 +83,7 @@ class _Text:
         if preamble:
             self.preamble_end = len(text)
             for heading in _SUB_HEADING.finditer(text):
-                name = _plain(heading.group(1))
+                name = plain(heading.group(1))
                 if not self.in_code(heading.start()) and not (
                     _STATUS_HEADING.match(name) or _OPENING_SECTION.match(name)
                 ):
@@ -278,7 +153,7 @@ class _Field(NamedTuple):
 def _fields(text: _Text, line: str, start: int, end: int) -> Iterator[_Field]:
     heading = _HEADING.match(line)
     if heading:
-        status = _STATUS_HEADING.match(_plain(heading.group("text")))
+        status = _STATUS_HEADING.match(plain(heading.group("text")))
         if status is None or len(heading.group("level")) == 1:
             return  # `# 完了条件`, `## Status codes`: a heading, not a status
         value = status.group("value") or _first_line_under(text.lines_after(end, 4))
@@ -329,7 +204,7 @@ def _table(text: _Text, header: str, end: int) -> _Table | None:
     """
     if "|" not in header:
         return None
-    names = [_plain(cell) for cell in _cells(header)]
+    names = [plain(cell) for cell in _cells(header)]
     column = next((i for i, n in enumerate(names) if _KEY_ONLY.fullmatch(n)), None)
     if column is None or not any(_WORK_COLUMN.search(n) for n in names):
         return None
@@ -377,8 +252,8 @@ def read_status(head: str, tail: str | None = None) -> TextStatus | None:
     """
     evidence: TextStatus | None = None
     for piece, preamble, ends_file in ((head, True, tail is None), (tail, False, True)):
-        if not piece or _KEY_IN_TEXT.search(piece) is None:
-            continue  # most plans: one search, and nothing to look at
+        if not piece or not _may_hold_a_status(piece):
+            continue  # most plans: a few plain searches, and nothing to look at
         text = _Text(piece, preamble, ends_file)
         for line, start, end in text.status_lines():
             for field in _fields(text, line, start, end):
@@ -386,7 +261,7 @@ def read_status(head: str, tail: str | None = None) -> TextStatus | None:
                 if says_done(field.value):
                     if field.plan_level and evidence is None:
                         evidence = TextStatus(found, True)
-                elif field.plan_level or _OPEN.search(_plain(field.value)):
+                elif field.plan_level or OPEN_WORDS.search(plain(field.value)):
                     return TextStatus(found, False)
             table = _table(text, line, end)
             if table is not None:

@@ -139,18 +139,7 @@ def test_a_malformed_reply_falls_back(cli, plans: Path, claude: MessagesServer) 
 def test_a_reply_outside_the_schema_gives_no_advice(
     cli, plans: Path, claude: MessagesServer
 ) -> None:
-    bad = {**json.loads(json.dumps(VERDICT)), "verdict": "maybe"}
-    body = {
-        "id": "m",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-haiku-5-5",
-        "content": [{"type": "tool_use", "id": "t", "name": "record_verdict", "input": bad}],
-        "stop_reason": "tool_use",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 5},
-    }
-    claude.queue(Reply(200, body))
+    claude.queue(verdict_reply("maybe", VERDICT["confidence"], VERDICT["reason"]))
     document = scan(cli, plans, "--agent", "--json").json()
     assert {plan["name"] for plan in document["plans"] if "advice" in plan} == {"idea-two.md"}
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from clarity.sessions import PlanSessions, find_plan_sessions
+from clarity.model import PlanSessions
+from clarity.sessions import find_plan_sessions
 from tests.claude_home import (
     HOUR,
     plan_mode,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from clarity.model import TextStatus
-from clarity.status import read_status, status_value
+from clarity.status import read_status
+from clarity.status_words import status_value
 
 
 @pytest.mark.parametrize(

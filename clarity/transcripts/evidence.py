@@ -10,7 +10,6 @@ decides the plan's class is the classifier's call.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import NamedTuple
 
@@ -25,18 +24,18 @@ from clarity.transcripts.store import (
 )
 
 
-@dataclass
 class _Session:
     """One session, its transcripts' facts put together."""
 
-    id: str
-    last_activity: float = 0.0
-    cwd: str | None = None
-    refs: dict[str, str] = field(default_factory=dict)
-    events: list[Event] = field(default_factory=list)
-    edits: dict[str, str] = field(default_factory=dict)
-    todos: tuple[str, int, int] | None = None
-    tasks: dict[str, str] = field(default_factory=dict)
+    def __init__(self, session: str) -> None:
+        self.id = session
+        self.last_activity = 0.0
+        self.cwd: str | None = None
+        self.refs: dict[str, str] = {}
+        self.events: list[Event] = []
+        self.edits: dict[str, str] = {}
+        self.todos: tuple[str, int, int] | None = None
+        self.tasks: dict[str, str] = {}
 
     def add(self, facts: TranscriptFacts) -> None:
         self.last_activity = max(self.last_activity, facts.mtime)

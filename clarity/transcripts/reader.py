@@ -1,115 +1,30 @@
 """Read what one transcript appended since the last scan: the only code that reads transcripts.
 
-Two byte searches decide which lines are parsed at all:
-
-1. In every transcript, lines that name the plans directory (as it appears
-   inside a JSON string): plan-mode attachments (`planFilePath`), the plan
-   written or edited, ExitPlanMode calls and the answer that echoes where the
-   plan was saved. They say which plans a session used, and when.
-2. Only in the transcripts of sessions that used a plan here, the lines with
-   tool calls (`"tool_use"`): ExitPlanMode and its answer (approved or
-   rejected), the files edited (Write, Edit, MultiEdit, NotebookEdit) and the
-   todo list. Each such line is parsed once, however many calls it holds.
-
 The file is read a chunk at a time with pread, never mapped: Claude Code
 truncates a transcript in place to drop a failed message, and a mapped file
 that shrinks kills its reader. Only complete lines are read (a line still
-being written is read next time); a line that is not JSON, or holds values
-of the wrong kinds, is passed over.
+being written is read next time), from where the last scan stopped, unless
+the file is no longer what was read (another inode, shorter, other bytes
+before that point): then from its start. What the lines say is `lines.py`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import re
 import stat
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from clarity.transcripts.store import (
-    APPROVED,
-    PLAN_MODE,
-    PRESENTED,
-    REJECTED,
-    Cursor,
-    Event,
-    PendingCall,
-    TranscriptFacts,
-)
+from clarity.transcripts.lines import Lines, PlanPaths, parse
+from clarity.transcripts.store import Cursor, TranscriptFacts
 
-PLAN_PATH_KEY = "planFilePath"
-EXIT_PLAN_MODE = "ExitPlanMode"
-EDITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_TOOLS_READ = EDITING_TOOLS | {EXIT_PLAN_MODE, "TodoWrite", "TaskCreate", "TaskUpdate"}
-# How a person's answer to ExitPlanMode begins when they approved (a sub-agent's last).
-APPROVALS = (
-    "User has approved your plan",
-    "User has approved exiting plan mode",
-    "User has approved the plan",
-)
-_PLAN_MODE_ATTACHMENTS = frozenset({"plan_mode", "plan_mode_reentry"})
-
-_TOOL_USE = b'"tool_use"'
-_NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z]+)"')
-_TASK_CREATED = re.compile(r"Task #(\w+) created")
-_SAVED_TO = re.compile(r"Your plan has been saved to:\s*(\S+\.md)")
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-
 CHUNK = 32 * 1024 * 1024  # read at a time; a line longer than this is read whole, up to:
 MAX_LINE = 64 * 1024 * 1024  # a longer line is passed over unread (no record is this big)
 _CHECK_BYTES = 64
-_NAME_WINDOW = 256  # a tool_use block names its tool this close to its type
-_EDIT_ANSWER_WINDOW = 1024 * 1024  # an edit's answer (did it fail?) is looked for this far
-_CALLS_PER_LINE = 64  # Claude Code writes one block per line; more is not its transcript
-
-
-_isabs = os.path.isabs  # strings in, strings out, for every path a transcript names
-
-
-class PlanPaths:
-    """Tells whether a path a transcript names is a plan in the plans directory."""
-
-    def __init__(self, plans_dir: Path) -> None:
-        self.real_dir = os.path.realpath(plans_dir)
-        spellings = {os.path.abspath(plans_dir), self.real_dir}  # noqa: PTH100 (no resolve)
-        # As the directory appears inside a JSON string, with a separator after it.
-        self.needles = tuple(
-            json.dumps(spelling + os.sep, ensure_ascii=False)[1:-1].encode(
-                "utf-8", "surrogateescape"
-            )
-            for spelling in sorted(spellings)
-        )
-        self._inside: dict[str, bool] = {}
-
-    def _in_plans_dir(self, path: str) -> bool | None:
-        """Whether path's folder is the plans directory; None: not a path at all."""
-        parent = os.path.dirname(path)  # noqa: PTH120 - strings in, strings out, many times
-        inside = self._inside.get(parent)
-        if inside is None:
-            try:
-                inside = os.path.realpath(parent) == self.real_dir
-            except (ValueError, OSError):  # a NUL byte, a loop: no file can be there
-                return None
-            self._inside[parent] = inside
-        return inside
-
-    def plan_name(self, value: object) -> str | None:
-        """The plan's name if value is the absolute path of a plan in the plans directory."""
-        if not isinstance(value, str) or not value.endswith(".md") or not _isabs(value):
-            return None
-        return os.path.basename(value) if self._in_plans_dir(value) else None  # noqa: PTH119
-
-    def outside(self, value: object) -> bool:
-        """Whether value is a file outside the plans directory (the work, not the plan)."""
-        if not isinstance(value, str) or not _isabs(value):
-            return False
-        return self._in_plans_dir(value) is False
 
 
 def session_of(path: Path, first_line: bytes) -> tuple[str, bool]:
@@ -117,35 +32,10 @@ def session_of(path: Path, first_line: bytes) -> tuple[str, bool]:
     if path.parent.name == "subagents":
         return path.parent.parent.name, True  # <session>/subagents/agent-<id>.jsonl
     if path.name.startswith("agent-"):  # beside the session, in older versions: ask it
-        record = _parse(first_line)
+        record = parse(first_line)
         session = record.get("sessionId") if record is not None else None
         return (session if isinstance(session, str) and session else path.stem), True
     return path.stem, False
-
-
-def normal_time(value: object) -> str | None:
-    """A record's time as Claude Code writes it (2026-11-02T09:15:00.000Z): comparable as text.
-
-    Anything that is not a real moment gives None, and the record is passed over.
-    """
-    if not isinstance(value, str) or _TIME.fullmatch(value) is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        moment = moment.astimezone(UTC)
-    except (ValueError, OverflowError):
-        return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def _parse(line: bytes | bytearray) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
-        return None  # torn, foreign, or nested past any record Claude Code writes
-    return record if isinstance(record, dict) else None
 
 
 class Read(NamedTuple):
@@ -219,7 +109,7 @@ class _Reading:
             facts, start = known, known.cursor.offset
         offset = start
         for base, data in self.chunks(start, size):
-            lines = _Lines(data, base, facts, self.plans)
+            lines = Lines(data, base, facts, self.plans)
             lines.read_plan_lines()
             if facts.refs or facts.events:
                 plan_sessions.add(facts.session)
@@ -262,235 +152,3 @@ class _Reading:
                 return offset + found + 1
             offset += len(data)
         return None
-
-
-class _Answer(NamedTuple):
-    record: dict[str, Any]
-    block: dict[str, Any]
-
-
-class _Lines:
-    """Complete lines of one transcript, read at `base`, and the facts they add to."""
-
-    def __init__(self, data: bytes, base: int, facts: TranscriptFacts, plans: PlanPaths) -> None:
-        self.data, self.base, self.facts, self.plans = data, base, facts, plans
-
-    def line(self, position: int) -> tuple[int, int]:
-        """The bounds of the line holding position."""
-        start = self.data.rfind(b"\n", 0, position) + 1
-        end = self.data.find(b"\n", position)
-        return start, len(self.data) if end == -1 else end
-
-    def record(self, start: int, end: int) -> dict[str, Any] | None:
-        return _parse(self.data[start:end])
-
-    # -- 1. lines that name the plans directory --------------------------------
-
-    def read_plan_lines(self) -> None:
-        starts: set[int] = set()
-        for needle in self.plans.needles:
-            position = self.data.find(needle)
-            while position != -1:
-                start, end = self.line(position)
-                starts.add(start)
-                position = self.data.find(needle, end)
-        for start in sorted(starts):
-            record = self.record(*self.line(start))
-            if record is not None:
-                self._plan_record(record)
-
-    def _plan_record(self, record: dict[str, Any]) -> None:
-        time = normal_time(record.get("timestamp"))
-        if time is None:
-            return
-        facts = self.facts
-        cwd = record.get("cwd")
-        if isinstance(cwd, str) and cwd and not facts.sidechain:
-            facts.cwd = cwd
-        attachment = record.get("attachment")
-        if isinstance(attachment, dict):
-            name = self.plans.plan_name(attachment.get(PLAN_PATH_KEY))
-            if name is not None:
-                self._named(name, time)
-                if attachment.get("type") in _PLAN_MODE_ATTACHMENTS:
-                    facts.plan = name
-                    self._plan_mode(name, time)
-        for block in _content_blocks(record):
-            kind = block.get("type")
-            if kind == "tool_use":
-                tool_input = block.get("input")
-                if not isinstance(tool_input, dict):
-                    continue
-                tool = block.get("name")
-                if tool in EDITING_TOOLS:
-                    name = self.plans.plan_name(
-                        tool_input.get("file_path") or tool_input.get("notebook_path")
-                    )
-                    if name is not None:
-                        self._named(name, time)
-                        facts.plan = name  # the plan this session writes
-                elif tool == EXIT_PLAN_MODE:
-                    name = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY))
-                    if name is not None:
-                        self._named(name, time)
-            elif kind == "tool_result":
-                name = self._saved_plan(record, block)
-                if name is not None:
-                    self._named(name, time)
-
-    def _saved_plan(self, record: dict[str, Any], block: dict[str, Any]) -> str | None:
-        """The plan an ExitPlanMode answer says it saved, if this block is one."""
-        text = _result_text(block)
-        if not text.startswith(APPROVALS):
-            return None
-        sidecar = record.get("toolUseResult")
-        name = self.plans.plan_name(sidecar.get("filePath")) if isinstance(sidecar, dict) else None
-        if name is None and (saved := _SAVED_TO.search(text)) is not None:
-            name = self.plans.plan_name(saved.group(1))
-        return name
-
-    def _plan_mode(self, name: str, time: str) -> None:
-        """Plan mode on this plan: each turn in it says so; keep the last of a run of turns."""
-        events = self.facts.events
-        if events and events[-1].kind == PLAN_MODE and events[-1].plan == name:
-            events[-1] = Event(max(events[-1].time, time), PLAN_MODE, name)
-        else:
-            events.append(Event(time, PLAN_MODE, name))
-
-    def _named(self, name: str, time: str) -> None:
-        if self.facts.refs.get(name, "") < time:
-            self.facts.refs[name] = time
-
-    # -- 2. the tool calls of a session that used a plan here --------------------
-
-    def read_tool_calls(self) -> None:
-        self._answer_pending()
-        data = self.data
-        position = data.find(_TOOL_USE)
-        while position != -1:
-            start, end = self.line(position)
-            if self._reads(position, end):
-                record = self.record(start, end)
-                if record is not None:
-                    self._tool_calls(record, end)
-            position = data.find(_TOOL_USE, end)  # each line once, however many calls
-
-    def _reads(self, position: int, end: int) -> bool:
-        """Whether a line holds a call of a tool that is read (by its first few names)."""
-        for _ in range(_CALLS_PER_LINE):
-            name = _NAME.search(self.data, position, min(end, position + _NAME_WINDOW))
-            if name is not None and name.group(1).decode() in _TOOLS_READ:
-                return True
-            position = self.data.find(_TOOL_USE, position + len(_TOOL_USE), end)
-            if position == -1:
-                return False
-        return False
-
-    def _tool_calls(self, record: dict[str, Any], end: int) -> None:
-        time = normal_time(record.get("timestamp"))
-        if time is None:
-            return
-        calls = (b for b in _content_blocks(record) if b.get("type") == "tool_use")
-        for _, block in zip(range(_CALLS_PER_LINE), calls, strict=False):
-            tool, tool_id, tool_input = block.get("name"), block.get("id"), block.get("input")
-            if isinstance(tool_id, str) and isinstance(tool_input, dict):
-                self._tool_call(str(tool), tool_id, tool_input, time, end)
-
-    def _tool_call(
-        self, tool: str, tool_id: str, tool_input: dict[str, Any], time: str, end: int
-    ) -> None:
-        facts = self.facts
-        if tool in EDITING_TOOLS:
-            path = tool_input.get("file_path") or tool_input.get("notebook_path")
-            answer = self._answer_bounds(tool_id, end, _EDIT_ANSWER_WINDOW)
-            if answer is not None and self._failed(*answer):
-                return  # refused or failed: nothing was written
-            if (
-                isinstance(path, str)
-                and self.plans.outside(path)
-                and facts.edits.get(path, "") < time
-            ):
-                facts.edits[path] = time
-        elif tool == EXIT_PLAN_MODE:
-            plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
-            if plan is not None:
-                facts.events.append(Event(time, PRESENTED, plan, tool_id))
-                self._answer(PendingCall(tool_id, plan, time), end)
-        elif tool == "TodoWrite":
-            todos = tool_input.get("todos")
-            if isinstance(todos, list) and (facts.todos is None or facts.todos[0] <= time):
-                done = sum(isinstance(t, dict) and t.get("status") == "completed" for t in todos)
-                facts.todos = (time, done, len(todos))
-        elif tool == "TaskCreate":
-            reply = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
-            created = _TASK_CREATED.search(_result_text(reply.block)) if reply else None
-            if created is not None:
-                facts.tasks[created.group(1)] = "pending"
-        elif tool == "TaskUpdate":
-            task, status = tool_input.get("taskId"), tool_input.get("status")
-            if isinstance(task, str | int) and isinstance(status, str):
-                if status == "deleted":
-                    facts.tasks.pop(str(task), None)
-                else:
-                    facts.tasks[str(task)] = status
-
-    def _failed(self, start: int, end: int) -> bool:
-        """Whether the answer on this line says the call failed (by bytes: it may hold a file)."""
-        found = self.data.find(b'"is_error"', start, end)
-        if found == -1:
-            return False
-        return self.data[found + 10 : found + 20].lstrip(b" :").startswith(b"true")
-
-    def _answer_bounds(
-        self, tool_id: str, after: int, window: int | None
-    ) -> tuple[int, int] | None:
-        """The line after `after` that answers the call tool_id (ids are unique), by bytes."""
-        needle = json.dumps(tool_id).encode()
-        stop = len(self.data) if window is None else min(len(self.data), after + window)
-        position = self.data.find(needle, after, stop)
-        return None if position == -1 else self.line(position)
-
-    def _answer_to(self, tool_id: str, after: int, window: int | None) -> _Answer | None:
-        bounds = self._answer_bounds(tool_id, after, window)
-        record = None if bounds is None else self.record(*bounds)
-        if record is None:
-            return None
-        for block in _content_blocks(record):
-            if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_id:
-                return _Answer(record, block)
-        return None
-
-    def _answer(self, call: PendingCall, after: int) -> None:
-        """Record how the person answered an ExitPlanMode call, or that they have not yet."""
-        answer = self._answer_to(call.tool_id, after, None)
-        if answer is None:
-            self.facts.pending.append(call)
-            return
-        time = normal_time(answer.record.get("timestamp")) or call.time
-        if answer.block.get("is_error") is True:
-            self.facts.events.append(Event(time, REJECTED, call.plan, call.tool_id))
-        elif _result_text(answer.block).startswith(APPROVALS):
-            self.facts.events.append(Event(time, APPROVED, call.plan, call.tool_id))
-        # anything else (sent to a team lead, pushed elsewhere) is no answer from the person
-
-    def _answer_pending(self) -> None:
-        pending, self.facts.pending = self.facts.pending, []
-        for call in pending[-_CALLS_PER_LINE:]:  # a session asks a few times, not thousands
-            self._answer(call, 0)
-
-
-def _content_blocks(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):
-        yield from (block for block in content if isinstance(block, dict))
-
-
-def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = (part.get("text") for part in content if isinstance(part, dict))
-        return "".join(text for text in texts if isinstance(text, str)).lstrip()
-    return ""

@@ -18,7 +18,6 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -59,22 +58,55 @@ class PendingCall(NamedTuple):
     time: str
 
 
-@dataclass
 class TranscriptFacts:
-    """What one transcript file said, as far as it has been read."""
+    """What one transcript file said, as far as it has been read.
 
-    session: str
-    sidechain: bool  # a sub-agent's transcript: counts for its session
-    cursor: Cursor
-    mtime: float  # the transcript's last change: the session's last activity
-    cwd: str | None = None  # the session's working directory: the plan's project
-    plan: str | None = None  # the plan this transcript's plan mode writes to, lately
-    refs: dict[str, str] = field(default_factory=dict)  # plan -> last time it was named
-    events: list[Event] = field(default_factory=list)
-    edits: dict[str, str] = field(default_factory=dict)  # file outside the plans dir -> last edit
-    todos: tuple[str, int, int] | None = None  # (time, done, total) of the last todo list
-    tasks: dict[str, str] = field(default_factory=dict)  # task id -> its status
-    pending: list[PendingCall] = field(default_factory=list)
+    A plain class, not a dataclass: this module is on every scan's path, and
+    dataclasses would bring `inspect` into every start.
+    """
+
+    __slots__ = (
+        "cursor",
+        "cwd",
+        "edits",
+        "events",
+        "mtime",
+        "pending",
+        "plan",
+        "refs",
+        "session",
+        "sidechain",
+        "tasks",
+        "todos",
+    )
+
+    def __init__(
+        self,
+        session: str,
+        sidechain: bool,
+        cursor: Cursor,
+        mtime: float,
+        cwd: str | None = None,
+        plan: str | None = None,
+        refs: dict[str, str] | None = None,
+        events: list[Event] | None = None,
+        edits: dict[str, str] | None = None,
+        todos: tuple[str, int, int] | None = None,
+        tasks: dict[str, str] | None = None,
+        pending: list[PendingCall] | None = None,
+    ) -> None:
+        self.session = session
+        self.sidechain = sidechain  # a sub-agent's transcript: counts for its session
+        self.cursor = cursor
+        self.mtime = mtime  # the transcript's last change: the session's last activity
+        self.cwd = cwd  # the session's working directory: the plan's project
+        self.plan = plan  # the plan this transcript's plan mode writes to, lately
+        self.refs = refs or {}  # plan -> last time it was named
+        self.events = events or []
+        self.edits = edits or {}  # file outside the plans dir -> last time it was edited
+        self.todos = todos  # (time, done, total) of the last todo list
+        self.tasks = tasks or {}  # task id -> its status
+        self.pending = pending or []  # ExitPlanMode calls not answered yet
 
     @property
     def says_anything(self) -> bool:
