@@ -381,3 +381,16 @@ def test_the_archive_index_records_the_project(cli, plans_dir, claude_dir, tmp_p
     (record,) = [json.loads(line) for line in (archive / "index.jsonl").read_text().splitlines()]
     assert record["project"] == "/home/dev/web"
     assert "/home/dev/web" in (archive / "INDEX.md").read_text()
+
+
+def test_a_project_folder_cannot_reach_the_terminal_raw(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED, cwd="/home/dev/\x1b[31mred\nline")
+    implemented(plans_dir, session)
+    session.save(claude_dir)
+
+    table = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    markdown = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--format", "markdown")
+
+    assert "\x1b" not in table.stdout and "\x1b" not in markdown.stdout
+    assert "x1b[31mred" in markdown.stdout  # shown escaped (the table may shorten it)
+    assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["project"].endswith("red\nline")

@@ -89,7 +89,9 @@ def project_text(project: str | None) -> str:
     home = os.path.expanduser("~")  # noqa: PTH111 - a string in, a string out
     if home not in ("~", "/") and (project == home or project.startswith(home + os.sep)):
         project = "~" + project[len(home) :]
-    return display_name(project)
+    # A transcript says what the folder is called: no escape sequence of its reaches a terminal.
+    text = display_name(project)
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def header_line(report: ScanReport) -> str:
