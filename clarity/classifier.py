@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
 from clarity.model import Basis, PlanClass, PlanFacts, SessionEvidence, Thresholds, Verdict
+from clarity.printable import printable
 from clarity.subplans import root_parents
 
 if TYPE_CHECKING:
@@ -160,10 +161,9 @@ def _short_of_deciding(facts: PlanFacts, scan: _Scan) -> str:
     if facts.status is not None:
         found.append(facts.status.evidence)
     session = scan.evidence.sessions.get(facts.name)
-    if session is not None:
-        why = _unfinished(facts, session)
-        found.append(f"{_session_text(session, scan)}; {why}" if why else "")
-    return "".join(f"; {item}" for item in found if item)
+    if session is not None:  # (one that decided made the plan completed, not dormant)
+        found.append(f"{_session_text(session, scan)}; {_unfinished(facts, session)}")
+    return "".join(f"; {item}" for item in found)
 
 
 def _agent_finished(facts: PlanFacts, scan: _Scan) -> _Found | None:
@@ -175,7 +175,8 @@ def _agent_finished(facts: PlanFacts, scan: _Scan) -> _Found | None:
         or advice.confidence < scan.rules.agent_min_confidence
     ):
         return None
-    return _Found(f"agent: finished ({advice.confidence:.2f}): {advice.reason}", Basis.AGENT)
+    reason = printable(advice.reason)  # the agent's words, shown in every report
+    return _Found(f"agent: finished ({advice.confidence:.2f}): {reason}", Basis.AGENT)
 
 
 def classify_one(

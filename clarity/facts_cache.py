@@ -39,7 +39,7 @@ from clarity.model import (
 )
 from clarity.state import write_atomic
 
-CACHE_FORMAT = 2  # 2: the status of SPEC 4.2
+CACHE_FORMAT = 3  # 2: the status of SPEC 4.2; 3: its quote printable
 _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
 RACY_NS = 2_000_000_000  # FAT keeps mtimes to 2 s; every other filesystem is finer

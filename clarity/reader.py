@@ -277,7 +277,7 @@ def read_head_and_tail(path: Path, head: int, tail: int) -> tuple[str, str | Non
             raise NotARegularFile
         opening = _read_at(fd, 0, head)
         ending = None
-        if info.st_size > len(opening) + tail // 4:  # a tail that adds something
+        if info.st_size > len(opening):  # the end is not in the head: read it too
             start = max(len(opening), info.st_size - tail)
             ending = _read_at(fd, start, info.st_size - start)
     finally:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from clarity.model import TextStatus
+from clarity.printable import printable
 from clarity.status_words import OPEN_WORDS, plain, says_done, status_value
 
 # -- where a status is written -----------------------------------------------
@@ -47,7 +48,8 @@ _MAX_QUOTED = 60
 
 
 def _quoted(value: str) -> str:
-    value = plain(value)
+    """A status value as a reason quotes it: short, and with no raw control characters."""
+    value = printable(plain(value))
     return value if len(value) <= _MAX_QUOTED else value[: _MAX_QUOTED - 1] + "…"
 
 

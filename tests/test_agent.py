@@ -268,6 +268,31 @@ def test_a_secret_on_the_size_cap_is_masked_whole(
     assert "the rest of the plan is not shown" in sent
 
 
+def test_a_secret_on_the_tails_cut_is_masked_whole(
+    cli, plans_dir: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-ant-api03-" + "Zq8" * 20
+    ending = " " + secret + "\n" + "z" * 640 + "\nLast line.\n"  # the tail's share cuts the key
+    text = "# Notes\n\n" + "x" * 20_000 + ending
+    make_files(plans_dir, {"tail.md": Plan(text, 30)})
+    monkeypatch.setenv("CLARITY_AGENT_PLAN_BYTES", "2000")  # a third of it: 666 bytes of tail
+    scan(cli, plans_dir, "--agent")
+    sent = claude.sent_text()
+    assert "Last line." in sent
+    assert "Zq8Zq8" not in sent  # no piece of the key, though the cut fell inside it
+
+
+def test_a_plan_a_little_longer_than_the_head_still_sends_its_end(
+    cli, plans_dir: Path, claude: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    head = 2000 * 2 // 3 + 4096  # what is read of the head with a 2,000-byte allowance
+    text = "# Notes\n\n" + "x" * head + "\nNext: ship it in v2\n"
+    make_files(plans_dir, {"near.md": Plan(text, 30)})
+    monkeypatch.setenv("CLARITY_AGENT_PLAN_BYTES", "2000")
+    scan(cli, plans_dir, "--agent")
+    assert "ship it in v2" in claude.sent_text()
+
+
 # SPEC 4.4: the agent's verdict decides, where the person opted in
 
 
@@ -313,6 +338,16 @@ def test_a_finished_verdict_archives_a_dormant_plan_when_the_person_opted_in(
     assert result.exit_code == 0, result.stderr
     moved = {r["name"]: r["status"] for r in result.json()["results"]}
     assert moved == {"idea-one.md": "done", "done.md": "done"}
+
+
+def test_the_agents_words_reach_a_report_escaped(
+    cli, plans: Path, claude: MessagesServer, isolated_home: Path
+) -> None:
+    opt_in(isolated_home)
+    claude.queue(verdict_reply("finished", 0.9, "Shipped.\x1b[2J"), verdict_reply("live", 0.9))
+    document = scan(cli, plans, "--agent", "--json").json()
+    reasons = {p["name"]: p["reason"] for p in document["plans"]}
+    assert reasons["idea-one.md"] == "agent: finished (0.90): Shipped.\\x1b[2J"
 
 
 def test_without_the_opt_in_a_finished_verdict_is_advice_only(

@@ -196,3 +196,8 @@ def test_a_long_value_is_quoted_short() -> None:
     assert found.done
     assert len(found.evidence) <= len('status field ""') + 60
     assert found.evidence.endswith('…"')
+
+
+def test_a_quoted_status_carries_no_raw_control_characters() -> None:
+    found = status("# P\n**Status:** Done \x1b]0;title\x07\n")  # a terminal title change
+    assert found == TextStatus('status field "Done \\x1b]0;title\\x07"', True)

@@ -35,7 +35,9 @@ def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> Sca
         head_bytes = plan_bytes * 2 // 3
         try:
             head, tail = read_head_and_tail(
-                verdict.facts.path, head_bytes + READ_BEYOND_CAP, plan_bytes - head_bytes
+                verdict.facts.path,
+                head_bytes + READ_BEYOND_CAP,
+                plan_bytes - head_bytes + READ_BEYOND_CAP,
             )
         except (OSError, NotARegularFile):
             continue

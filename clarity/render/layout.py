@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from clarity.classifier import follows_parent_reason
 from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
+from clarity.printable import printable
 
 if TYPE_CHECKING:
     from clarity.agent.advisor import Advice, AgentUsage
@@ -89,9 +90,7 @@ def project_text(project: str | None) -> str:
     home = os.path.expanduser("~")  # noqa: PTH111 - a string in, a string out
     if home not in ("~", "/") and (project == home or project.startswith(home + os.sep)):
         project = "~" + project[len(home) :]
-    # A transcript says what the folder is called: no escape sequence of its reaches a terminal.
-    text = display_name(project)
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    return printable(display_name(project))  # a transcript named it: no raw escapes
 
 
 def header_line(report: ScanReport) -> str:
