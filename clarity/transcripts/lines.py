@@ -186,9 +186,7 @@ class Lines:
                     continue
                 tool = block.get("name")
                 if tool in EDITING_TOOLS:
-                    name = self.plans.plan_name(
-                        tool_input.get("file_path") or tool_input.get("notebook_path")
-                    )
+                    name = self.plans.plan_name(_edited_path(tool_input))
                     if name is not None:
                         self._named(name, time)
                         facts.plan = name  # the plan this session writes
@@ -264,15 +262,13 @@ class Lines:
     ) -> None:
         facts = self.facts
         if tool in EDITING_TOOLS:
-            path = tool_input.get("file_path") or tool_input.get("notebook_path")
+            path = _edited_path(tool_input)
+            if not (isinstance(path, str) and self.plans.outside(path)):
+                return  # the plan itself (or no path): not the work
             answer = self._answer_bounds(tool_id, end, _EDIT_ANSWER_WINDOW)
             if answer is not None and self._failed(*answer):
                 return  # refused or failed: nothing was written
-            if (
-                isinstance(path, str)
-                and self.plans.outside(path)
-                and facts.edits.get(path, "") < time
-            ):
+            if facts.edits.get(path, "") < time:
                 facts.edits[path] = time
         elif tool == EXIT_PLAN_MODE:
             plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
@@ -340,6 +336,10 @@ class Lines:
         pending, self.facts.pending = self.facts.pending, []
         for call in pending[-_CALLS_PER_LINE:]:  # a session asks a few times, not thousands
             self._answer(call, 0)
+
+
+def _edited_path(tool_input: dict[str, Any]) -> Any:
+    return tool_input.get("file_path") or tool_input.get("notebook_path")  # NotebookEdit's
 
 
 def _content_blocks(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
