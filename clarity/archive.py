@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity.errors import ClarityError
-from clarity.executor.moves import partial_path
-from clarity.state import fsync_dir, write_atomic
+from clarity.fsio import fsync_dir, partial_path, write_atomic
 
 INDEX_JSONL = "index.jsonl"
 INDEX_MD = "INDEX.md"

@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from clarity.fsio import write_atomic
 from clarity.model import (
     NO_FRONTMATTER,
     STAMP_PROVES_UNCHANGED,
@@ -37,7 +38,6 @@ from clarity.model import (
     PlanFacts,
     TextStatus,
 )
-from clarity.state import write_atomic
 
 CACHE_FORMAT = 3  # 2: the status of SPEC 4.2; 3: its quote printable
 _MAGIC = b"clarity facts cache\n"

@@ -16,7 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from clarity.errors import ClarityError
-from clarity.state import write_atomic
+from clarity.fsio import write_atomic
 
 _STAMP = re.compile(r"clarity-managed sha256:([0-9a-f]{64})")
 

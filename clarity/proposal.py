@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
+from clarity.fsio import write_atomic
 from clarity.model import (
     MOVING_ACTIONS,
     Action,
@@ -27,7 +28,7 @@ from clarity.model import (
 )
 from clarity.progress import Progress, Tick
 from clarity.reader import Fingerprint, NotARegularFile, fingerprint
-from clarity.state import DirState, write_atomic
+from clarity.state import DirState
 
 PROPOSAL_VERSION = 1
 

@@ -24,48 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.errors import ClarityError
+from clarity.fsio import fsync_dir, write_atomic
 from clarity.locations import state_dir
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
 
 LOCK_WAIT_SECONDS = 10.0  # a second apply waits this long for the first, then gives up
-
-
-def fsync_dir(directory: Path) -> None:
-    """Make a rename or a new name in directory durable (no-op where dirs can't be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse fsync on a directory; the rename still happened
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Replace path with data: readers see the old file or the new one, never half.
-
-    durable: on disk before this returns (fsync). A cache can do without.
-    A write that fails leaves no temp file behind.
-    """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with temp.open("wb") as stream:
-            stream.write(data)
-            if durable:
-                stream.flush()
-                os.fsync(stream.fileno())
-        temp.replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
-    if durable:
-        fsync_dir(path.parent)
 
 
 def _folder_name(plans_dir: Path) -> str:

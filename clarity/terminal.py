@@ -74,7 +74,7 @@ def scan_report_text(report: ScanReport, output_format: Format) -> str:
 
 def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> None:
     """Write the report to path whole (atomically): a reader never sees half of it."""
-    from clarity.state import write_atomic
+    from clarity.fsio import write_atomic
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

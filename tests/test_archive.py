@@ -16,7 +16,7 @@ from clarity.archive import (
     remove_from_index,
     write_index_md,
 )
-from clarity.executor.moves import partial_path
+from clarity.fsio import partial_path
 
 
 @pytest.mark.parametrize(

@@ -15,24 +15,35 @@ from pathlib import Path
 
 import pytest
 
-from clarity.executor.moves import ChangedWhileMoving, move_file, partial_path
+from clarity import fsio
+from clarity.executor.moves import ChangedWhileMoving, move_file
+from clarity.fsio import partial_path
 from tests.conftest import NOW_ISO, Plan, contents, make_files, read_files
 from tests.test_apply import PLANS
 
 
 @pytest.fixture
 def no_rename_across(monkeypatch: pytest.MonkeyPatch, plans_dir: Path) -> list[str]:
-    """os.rename out of the plans dir fails with EXDEV, as between two filesystems."""
-    real_rename = os.rename
+    """A rename out of the plans dir fails with EXDEV, as between two filesystems:
+    send2trash's (os.rename) and clarity's own (the no-replace rename)."""
+    real_rename, real_noreplace = os.rename, fsio.rename_noreplace
     refused: list[str] = []
 
-    def rename(src, dst, *args, **kwargs):
+    def refuse(src: str | bytes | Path) -> None:
         if Path(os.fsdecode(src)).parent == plans_dir:  # send2trash passes bytes
             refused.append(Path(os.fsdecode(src)).name)
             raise OSError(errno.EXDEV, os.strerror(errno.EXDEV), str(src))
+
+    def rename(src, dst, *args, **kwargs):
+        refuse(src)
         return real_rename(src, dst, *args, **kwargs)
 
+    def rename_noreplace(src: Path, dst: Path) -> None:
+        refuse(src)
+        real_noreplace(src, dst)
+
     monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(fsio, "rename_noreplace", rename_noreplace)
     return refused
 
 

@@ -23,6 +23,8 @@ CHILD = r"""
 import errno, json, os, signal, sys
 moment, plans_dir = sys.argv[1], sys.argv[2]
 real_rename, real_unlink, real_fsync = os.rename, os.unlink, os.fsync
+import clarity.fsio as fsio
+real_noreplace = fsio.rename_noreplace
 
 def die():
     os.kill(os.getpid(), signal.SIGKILL)
@@ -47,12 +49,13 @@ def check_announced(src):  # the move of src must be in a journal's synced part
     sys.stderr.write(f"moved before its intent was on disk: {src}\n")
     os._exit(3)
 
-def rename(src, dst, *args, **kwargs):
+def before(src, dst):
     if moment.startswith("cross") and in_plans(src):
         raise OSError(errno.EXDEV, "cross-device link", src)
     if moment == "durable-before-move" and (in_plans(src) or in_plans(dst)):
         check_announced(src)  # an apply's move out, or an undo's move back
-    real_rename(src, dst, *args, **kwargs)
+
+def after(src, dst):
     dst = os.fsdecode(dst)
     if moment == "after-rename" and in_plans(src) and "-agent-" not in dst:
         die()
@@ -60,6 +63,16 @@ def rename(src, dst, *args, **kwargs):
         die()
     if moment == "after-restore" and in_plans(dst):
         die()
+
+def rename(src, dst, *args, **kwargs):  # send2trash's
+    before(src, dst)
+    real_rename(src, dst, *args, **kwargs)
+    after(src, dst)
+
+def rename_noreplace(src, dst):  # clarity's own moves
+    before(src, dst)
+    real_noreplace(src, dst)
+    after(src, dst)
 
 def unlink(path, *args, **kwargs):
     if moment == "cross-before-unlink" and in_plans(path):
@@ -76,6 +89,7 @@ def fsync(fd):
             die()  # the batch's intents are on disk; nothing has moved
 
 os.rename, os.unlink, os.fsync = rename, unlink, fsync
+fsio.rename_noreplace = rename_noreplace
 from clarity.cli import main
 sys.exit(main(sys.argv[3:]))
 """

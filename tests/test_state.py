@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from clarity.facts_cache import FactsCache
-from clarity.state import write_atomic
+from clarity.fsio import write_atomic
 
 
 @pytest.mark.parametrize("durable", [True, False])

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from clarity.state import write_atomic
+from clarity.fsio import write_atomic
 
 
 def cache_dir() -> Path:

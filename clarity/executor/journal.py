@@ -29,7 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from clarity.state import DirState, fsync_dir
+from clarity.fsio import fsync_dir
+from clarity.state import DirState
 
 MOVING_RUNS = ("apply", "archive")  # run kinds that move plans out; undo reverses them
 BATCH_MOVES = 128  # moves announced under one fsync of the journal (apply and undo)

@@ -20,9 +20,10 @@ from typing import Any, NamedTuple
 
 from clarity.archive import ArchivedFile, append_index, free_name, index_record, quarter
 from clarity.executor.journal import Batch, Intent, Journal, Outcome
-from clarity.executor.moves import error_text, hash_file, move_file
+from clarity.executor.moves import error_text, move_file
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
+from clarity.fsio import hash_file
 from clarity.model import STAMP_PROVES_UNCHANGED, Action, FileStamp
 from clarity.progress import Tick
 from clarity.proposal import ProposedFile, ProposedGroup

@@ -9,17 +9,24 @@ unlinked. A kill at any point leaves the source, or a verified copy, or both
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
 import stat
 from pathlib import Path
 
-from clarity.state import fsync_dir
+from clarity import fsio
+from clarity.fsio import (
+    NEW_FLAGS,
+    READ_FLAGS,
+    fsync_dir,
+    hash_file,
+    partial_path,
+    write_all,
+)
 
 CHUNK = 1024 * 1024
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 class ChangedWhileMoving(OSError):
@@ -32,21 +39,11 @@ def error_text(error: OSError) -> str:
     return f"{text}: {error.filename}" if error.filename and error.strerror else text
 
 
-def partial_path(dst: Path) -> Path:
-    """Where a cross-filesystem copy is built before it takes dst's name."""
-    return dst.with_name(f".{dst.name}.clarity-partial")
-
-
-def _refuse_existing(dst: Path) -> None:
-    if os.path.lexists(dst):
-        raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(dst))
-
-
 def move_file(src: Path, dst: Path, sha256: str | None = None) -> None:
-    """Move src to dst, which must not exist. Raises OSError; src is then untouched."""
-    _refuse_existing(dst)
+    """Move src to dst, never replacing a file there. Raises OSError (FileExistsError
+    if dst is taken); src is then untouched."""
     try:
-        src.rename(dst)
+        fsio.rename_noreplace(src, dst)  # looked up here: tests wrap the system call
         return
     except OSError as error:
         if error.errno != errno.EXDEV:
@@ -54,31 +51,16 @@ def move_file(src: Path, dst: Path, sha256: str | None = None) -> None:
     _copy_then_unlink(src, dst, sha256)
 
 
-def hash_file(path: Path) -> str:
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            return hashlib.file_digest(stream, "sha256").hexdigest()
-    finally:
-        os.close(fd)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def _copy(src_fd: int, partial: Path) -> tuple[str, os.stat_result]:
     info = os.fstat(src_fd)
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EINVAL, "not a regular file")
     digest = hashlib.sha256()
-    out = os.open(partial, _NEW_FLAGS, 0o600)
+    out = os.open(partial, NEW_FLAGS, 0o600)
     try:
         while chunk := os.read(src_fd, CHUNK):
             digest.update(chunk)
-            _write_all(out, chunk)
+            write_all(out, chunk)
         os.fsync(out)
     finally:
         os.close(out)
@@ -87,7 +69,7 @@ def _copy(src_fd: int, partial: Path) -> tuple[str, os.stat_result]:
 
 def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
     partial = partial_path(dst)
-    src_fd = os.open(src, _READ_FLAGS)
+    src_fd = os.open(src, READ_FLAGS)
     try:
         digest, info = _copy(src_fd, partial)
         if sha256 is not None and digest != sha256:
@@ -96,8 +78,7 @@ def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
             raise OSError(errno.EIO, "the copy did not read back the same; source kept")
         partial.chmod(stat.S_IMODE(info.st_mode))
         os.utime(partial, ns=(info.st_atime_ns, info.st_mtime_ns))
-        _refuse_existing(dst)
-        partial.rename(dst)
+        fsio.rename_noreplace(partial, dst)
     except BaseException:
         _discard(partial)
         raise
@@ -109,16 +90,6 @@ def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
 
 
 def _discard(partial: Path) -> None:
-    try:
+    # If this fails, recovery removes the leftover partial next time; the source is intact.
+    with contextlib.suppress(OSError):
         partial.unlink()
-    except FileNotFoundError:
-        pass
-    except OSError:
-        pass  # recovery removes a leftover partial next time; the source is intact
-
-
-def same_bytes(path: Path, sha256: str) -> bool:
-    try:
-        return hash_file(path) == sha256
-    except OSError:
-        return False

@@ -25,10 +25,10 @@ from clarity.archive import (
 from clarity.executor.apply import group_from_record, settled_names
 from clarity.executor.journal import MOVING_RUNS, Intent, Journal, Outcome, RunLog, read_run
 from clarity.executor.mover import GroupMover
-from clarity.executor.moves import partial_path, same_bytes
 from clarity.executor.trash import freedesktop, locate
+from clarity.fsio import fsync_dir, partial_path, same_bytes
 from clarity.model import Action
-from clarity.state import DirState, fsync_dir
+from clarity.state import DirState
 
 
 def _settle_move(intent: Intent, dst: Path) -> Outcome:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
-from clarity.executor.moves import hash_file, move_file
+from clarity.executor.moves import move_file
+from clarity.fsio import hash_file
 
 
 class TrashRefused(OSError):

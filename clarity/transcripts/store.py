@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.state import write_atomic
+from clarity.fsio import write_atomic
 
 STORE_VERSION = 1
 

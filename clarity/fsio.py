@@ -1,0 +1,197 @@
+"""File primitives every writer and reader shares: open flags, durable writes, hashing,
+and the rename that never replaces a file.
+
+Kept in one place so that no module opens a file, fsyncs a folder or hashes
+bytes its own slightly different way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import stat
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+_PORTABLE = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # a link swapped in is not followed
+# Reading what clarity did not write: a link is not followed, a FIFO does not hang.
+READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _PORTABLE
+# A file that must be new: fails if anything (a file, a link) has the name.
+NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _PORTABLE
+# A log clarity appends to (its journals, the archive's index): never through a link.
+APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _PORTABLE
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or a new name in directory durable (no-op where dirs can't be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a directory; the rename still happened
+    finally:
+        os.close(fd)
+
+
+def partial_path(dst: Path) -> Path:
+    """Where a cross-filesystem copy is built before it takes dst's name."""
+    return dst.with_name(f".{dst.name}.clarity-partial")
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Replace path with data: readers see the old file or the new one, never half.
+
+    durable: on disk before this returns (fsync). A cache can do without.
+    A write that fails leaves no temp file behind.
+    """
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()  # left by a killed process that had this pid
+        fd = os.open(temp, NEW_FLAGS, 0o644)
+        try:
+            write_all(fd, data)
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        temp.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def append_durably(path: Path, data: bytes) -> None:
+    """Append whole lines to a log (never through a link), on disk before returning.
+
+    A line a kill tore is ended first, so the new lines stay whole.
+    """
+    fd = os.open(path, APPEND_FLAGS, 0o644)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
+            data = b"\n" + data
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
+
+
+def hash_file(path: Path) -> str:
+    """sha256 of a regular file's bytes; a link or a FIFO is an OSError, never followed."""
+    fd = os.open(path, READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest()
+    finally:
+        os.close(fd)
+
+
+def same_bytes(path: Path, sha256: str) -> bool:
+    try:
+        return hash_file(path) == sha256
+    except OSError:
+        return False
+
+
+# ---- rename without replacing -------------------------------------------------------
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1  # Linux renameat2
+_RENAME_EXCL = 0x4  # macOS renamex_np
+_UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
+_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
+
+_NativeRename = Callable[[bytes, bytes], int]
+_native: list[_NativeRename | None] = []  # looked up once, on the first move
+
+
+def _load_native() -> _NativeRename | None:
+    import ctypes  # only a run that moves a file pays for it
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if sys.platform == "darwin":
+            renamex = libc.renamex_np
+            renamex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+
+            def native(src: bytes, dst: bytes) -> int:
+                return int(renamex(src, dst, _RENAME_EXCL))
+
+        else:
+            renameat2 = libc.renameat2
+            renameat2.argtypes = [
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
+            ]
+
+            def native(src: bytes, dst: bytes) -> int:
+                return int(renameat2(_AT_FDCWD, src, _AT_FDCWD, dst, _RENAME_NOREPLACE))
+
+    except (OSError, AttributeError):
+        return None
+    return native
+
+
+def _native_rename() -> _NativeRename | None:
+    if not _native:
+        _native.append(_load_native())
+    return _native[0]
+
+
+def rename_noreplace(src: Path, dst: Path) -> None:
+    """Rename src to dst, failing with FileExistsError if dst exists, atomically.
+
+    `rename` replaces silently, so a file that appears at dst between a check
+    and the rename would be lost. renameat2(RENAME_NOREPLACE) (renamex_np on
+    macOS) refuses in the kernel; where a filesystem lacks it, link + unlink
+    refuses the same way (link fails on an existing name). A kill between the
+    two leaves both names on one file: recovery sees the same bytes at both
+    and removes the source.
+    """
+    source, target = os.fsencode(src), os.fsencode(dst)
+    native = _native_rename()
+    if native is not None:
+        import ctypes
+
+        if native(source, target) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in _UNSUPPORTED:
+            raise OSError(code, os.strerror(code), os.fspath(dst) if code == errno.EEXIST else src)
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINKS:
+            raise
+        # No hard links here (FAT, some network shares): the last resort checks,
+        # then renames. A writer racing this exact instant could still lose.
+        if os.path.lexists(dst):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), os.fspath(dst)) from None
+        src.rename(dst)
+        return
+    src.unlink()
