@@ -11,25 +11,47 @@ keeps the index.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import stat
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from clarity import validate
 from clarity.errors import ClarityError
-from clarity.fsio import fsync_dir, partial_path, write_atomic
+from clarity.fsio import NEW_FLAGS, READ_FLAGS, append_durably, partial_path, write_atomic
 
 INDEX_JSONL = "index.jsonl"
 INDEX_MD = "INDEX.md"
+_LINK = "a link, and clarity follows no link in the archive"
 
 
 def quarter(mtime_ns: int) -> str:
     """`2026-Q3`: the quarter of a plan's mtime, in local time (what its owner saw)."""
     moment = datetime.fromtimestamp(mtime_ns / 1e9)
     return f"{moment.year}-Q{(moment.month - 1) // 3 + 1}"
+
+
+def check_layout(plans_dir: Path, archive_dir: Path) -> None:
+    """Refuse an archive that is the plans dir, or holds it: archived plans (and the
+    archive's INDEX.md) would land among the plans, and be scanned, moved again, trashed."""
+    plans = Path(os.path.realpath(plans_dir))
+    archive = Path(os.path.realpath(archive_dir))
+    if plans == archive:
+        raise ClarityError(
+            f"the archive dir {archive_dir} is the plans dir itself; "
+            "choose an archive outside it with --archive-dir (default: beside it)"
+        )
+    if archive in plans.parents:
+        raise ClarityError(
+            f"the plans dir {plans_dir} is inside the archive {archive_dir}; "
+            "choose an archive outside it with --archive-dir (default: beside it)"
+        )
 
 
 def check_archive_dir(archive_dir: Path) -> None:
@@ -45,7 +67,7 @@ def check_archive_dir(archive_dir: Path) -> None:
     try:
         if not existing.is_dir():
             raise NotADirectoryError(20, f"{existing} is not a folder")
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(probe, NEW_FLAGS, 0o600)
         os.close(fd)
         probe.unlink()
     except OSError as error:
@@ -53,6 +75,20 @@ def check_archive_dir(archive_dir: Path) -> None:
             f"cannot archive into {archive_dir}: {error.strerror or error}; "
             "make it a writable folder or choose another with --archive-dir"
         ) from None
+
+
+def quarter_folder(archive_dir: Path, name: str) -> Path:
+    """The archive's folder for a quarter, made if need be: a real folder, never a link
+    (a link would send plans wherever it points). Raises OSError."""
+    folder = archive_dir / name
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(parents=True)
+    info = os.lstat(folder)
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(errno.ELOOP, _LINK, str(folder))
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(folder))
+    return folder
 
 
 def free_name(folder: Path, name: str, taken: Collection[Path] = ()) -> Path:
@@ -134,55 +170,145 @@ def record_key(record: dict[str, Any]) -> tuple[str, str]:
     return (str(record.get("run")), str(record.get("path")))
 
 
-def read_index(archive_dir: Path) -> list[dict[str, Any]]:
-    """Every record in index.jsonl; a torn or foreign line is passed over."""
+def check_record(data: object) -> dict[str, Any]:
+    """An index record as clarity writes it; validate.Damaged names what is wrong."""
+    record = validate.record(data)
+    validate.text(record, "name")
+    validate.text(record, "run")
+    _relative(record, "path")
+    validate.moment(record, "mtime")
+    validate.count(record, "size")
+    validate.sha256(record)
+    validate.optional_text(record, "title")
+    validate.optional_text(record, "summary")
+    validate.optional_text(record, "project")
+    validate.optional_text(record, "archived_at")
+    subplans = record.get("subplans", [])
+    if not isinstance(subplans, list):
+        raise validate.Damaged("subplans is not a list")
+    for sub in subplans:
+        validate.text(validate.record(sub), "name")
+        _relative(sub, "path")
+    return record
+
+
+def _relative(data: dict[str, Any], key: str) -> None:
+    value = validate.text(data, key)
+    if not value or value.startswith("/") or ".." in value.split("/"):
+        raise validate.Damaged(f"{key} is not a path inside the archive")
+
+
+class IndexLine(NamedTuple):
+    number: int  # 1-based
+    raw: bytes
+    record: dict[str, Any] | None  # None: not a record (damaged, or not clarity's)
+    problem: str | None = None
+
+
+class NotOurs(OSError):
+    """An index file in the archive that clarity did not write: it is left alone."""
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of a regular file (never through a link); None if there is none."""
     try:
-        lines = (archive_dir / INDEX_JSONL).read_bytes().splitlines()
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise NotOurs(errno.ELOOP, _LINK, str(path)) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotOurs(errno.EINVAL, "not a regular file", str(path))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_index_lines(archive_dir: Path) -> list[IndexLine]:
+    """Every line of index.jsonl, each a checked record or not. Raises NotOurs when
+    the file is not clarity's (a link, a folder, or not an index clarity wrote)."""
+    path = archive_dir / INDEX_JSONL
+    data = _read_regular(path)
+    if data is None:
         return []
-    records: list[dict[str, Any]] = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
+    lines: list[IndexLine] = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
             continue
-        if isinstance(record, dict) and "path" in record:
-            records.append(record)
-    return records
+        try:
+            lines.append(IndexLine(number, raw, check_record(json.loads(raw))))
+        except (ValueError, RecursionError) as error:
+            problem = str(error) if isinstance(error, validate.Damaged) else "not a JSON record"
+            lines.append(IndexLine(number, raw, None, problem))
+    first = lines[0] if lines else None
+    torn = first is not None and first is lines[-1] and not data.endswith(b"\n")
+    if first is not None and first.record is None and first.number == 1 and not torn:
+        # The first record is the file's stamp: clarity writes one before anything else.
+        raise NotOurs(0, "its first line is not an index record: not clarity's", str(path))
+    return lines
+
+
+def read_index(archive_dir: Path) -> list[dict[str, Any]]:
+    """The checked records of index.jsonl (damaged lines passed over); [] if not clarity's."""
+    try:
+        return [line.record for line in read_index_lines(archive_dir) if line.record is not None]
+    except OSError:
+        return []
 
 
 def _line(record: dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 
 
-def append_index(archive_dir: Path, records: Iterable[dict[str, Any]]) -> None:
-    data = b"".join(_line(record) for record in records)
-    if not data:
-        return
+def change_index(
+    archive_dir: Path, adds: Iterable[dict[str, Any]], removes: Collection[tuple[str, str]]
+) -> list[IndexLine]:
+    """Add records (those not there already) and remove records by key; every other
+    line (damaged, or a record of something else) is kept as it was.
+
+    Returns the index's lines after the change. Raises OSError (NotOurs when
+    index.jsonl is not clarity's: then nothing is written).
+    """
+    lines = read_index_lines(archive_dir)
+    present = {record_key(line.record) for line in lines if line.record is not None}
+    new: list[dict[str, Any]] = []
+    for record in adds:
+        if record_key(record) not in present:
+            present.add(record_key(record))
+            new.append(record)
     path = archive_dir / INDEX_JSONL
-    with path.open("ab") as stream:
-        if stream.tell() and not _ends_with_newline(path):
-            stream.write(b"\n")  # a kill tore the last line: keep the new records whole
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-    fsync_dir(archive_dir)
+    gone = [line for line in lines if line.record and record_key(line.record) in removes]
+    if gone:
+        kept = [line for line in lines if line not in gone]
+        data = b"".join(line.raw + b"\n" for line in kept) + b"".join(map(_line, new))
+        write_atomic(path, data)
+        lines = kept
+    elif new:
+        append_durably(path, b"".join(map(_line, new)))
+    last = lines[-1].number if lines else 0
+    return lines + [IndexLine(last + i, _line(r)[:-1], r) for i, r in enumerate(new, 1)]
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as stream:
-        stream.seek(-1, os.SEEK_END)
-        return stream.read(1) == b"\n"
+INDEX_MD_HEADING = "# Plan archive"
 
 
-def remove_from_index(archive_dir: Path, keys: set[tuple[str, str]]) -> None:
-    records = read_index(archive_dir)
-    kept = [record for record in records if record_key(record) not in keys]
-    if len(kept) != len(records):
-        write_atomic(archive_dir / INDEX_JSONL, b"".join(_line(record) for record in kept))
+def write_index_md(archive_dir: Path, text: str) -> None:
+    """Write INDEX.md (stamped as clarity's), unless the file there is not clarity's:
+    someone's own INDEX.md, or clarity's edited since. Raises OSError (NotOurs)."""
+    from clarity.managed import CommentStyle, is_untouched, stamped
 
-
-def write_index_md(archive_dir: Path) -> None:
-    from clarity.render.archive_index import index_markdown
-
-    write_atomic(archive_dir / INDEX_MD, index_markdown(read_index(archive_dir)).encode())
+    path = archive_dir / INDEX_MD
+    current = _read_regular(path)
+    if current is not None:
+        old = current.decode("utf-8", "replace")
+        # Older versions wrote it unstamped, under this heading, "edits here are overwritten".
+        legacy = old.startswith(INDEX_MD_HEADING + "\n") and "clarity-managed" not in old
+        if not (legacy or is_untouched(old)):
+            raise NotOurs(0, "not clarity's (or edited since it wrote it); left alone", str(path))
+    write_atomic(path, stamped(text, CommentStyle.XML).encode("utf-8"))

@@ -82,7 +82,7 @@ def append_durably(path: Path, data: bytes) -> None:
 
     A line a kill tore is ended first, so the new lines stay whole.
     """
-    fd = os.open(path, APPEND_FLAGS, 0o644)
+    fd = os.open(path, (APPEND_FLAGS & ~os.O_WRONLY) | os.O_RDWR, 0o644)  # reads its last byte
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -195,6 +195,7 @@ class ScanReport(NamedTuple):
     retention: Retention | None = None  # None when not looked up (hand-made reports)
     notes: tuple[str, ...] = ()  # things the reader of the report should know
     projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
+    proposal: str | None = None  # the id apply knows this scan by; None: not recorded
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""

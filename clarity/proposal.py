@@ -8,6 +8,7 @@ matches.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -15,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from clarity import validate
 from clarity.errors import ClarityError
 from clarity.fsio import write_atomic
 from clarity.model import (
@@ -59,16 +61,26 @@ class ProposedFile(NamedTuple):
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ProposedFile:
-        stamp = FileStamp(data["size"], data["mtime_ns"], data["inode"], data["ctime_ns"])
-        project = data.get("project")  # absent from proposals recorded before it was kept
+        """Raises validate.Damaged naming the field that is not what clarity wrote."""
+        data = validate.record(data)
+        stamp = FileStamp(
+            validate.count(data, "size"),
+            validate.count(data, "mtime_ns"),
+            validate.count(data, "inode"),
+            validate.count(data, "ctime_ns"),
+        )
+        name = validate.text(data, "name")
+        if not name or "/" in name or name in (".", ".."):
+            raise validate.Damaged(f"name {name!r} is not a file name")
         return cls(
-            data["name"],
+            name,
             stamp,
-            data["sha256"],
-            data["title"],
-            PlanClass(data["class"]),
-            data["reason"],
-            project if isinstance(project, str) else None,
+            validate.sha256(data),
+            validate.optional_text(data, "title"),
+            validate.choice(data, "class", PlanClass),
+            validate.text(data, "reason"),
+            # absent from proposals recorded before it was kept
+            project if isinstance(project := data.get("project"), str) else None,
         )
 
 
@@ -110,21 +122,34 @@ class Proposal(NamedTuple):
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Proposal:
-        groups = tuple(
-            ProposedGroup(
-                Action(group["action"]),
-                ProposedFile.from_json(group["plan"]),
-                tuple(ProposedFile.from_json(sub) for sub in group["subplans"]),
-            )
-            for group in data["groups"]
-        )
+        """Raises validate.Damaged naming what is wrong."""
+        data = validate.record(data)
+        groups = data.get("groups")
+        if not isinstance(groups, list):
+            raise validate.Damaged("groups is not a list")
         return cls(
-            data["id"],
-            Path(data["plans_dir"]),
-            Path(data["archive_dir"]),
-            datetime.fromisoformat(data["scanned_at"]),
-            groups,
+            validate.text(data, "id"),
+            validate.path(data, "plans_dir"),
+            validate.path(data, "archive_dir"),
+            validate.moment(data, "scanned_at"),
+            tuple(_group(validate.record(group)) for group in groups),
         )
+
+    @property
+    def label(self) -> str:
+        """How people see it: `3fa2c1d0 (2026-11-23 10:04)`."""
+        return f"{self.id} ({self.scanned_at:%Y-%m-%d %H:%M})"
+
+
+def _group(data: dict[str, Any]) -> ProposedGroup:
+    subplans = data.get("subplans", [])
+    if not isinstance(subplans, list):
+        raise validate.Damaged("subplans is not a list")
+    return ProposedGroup(
+        validate.choice(data, "action", Action),
+        ProposedFile.from_json(validate.record(data.get("plan"))),
+        tuple(ProposedFile.from_json(sub) for sub in subplans),
+    )
 
 
 def _fingerprint(facts: PlanFacts) -> Fingerprint | None:
@@ -184,13 +209,25 @@ def proposed_group(
 
 
 def proposal_of(report: ScanReport, groups: Iterable[ProposedGroup]) -> Proposal:
-    return Proposal(
-        id=os.urandom(6).hex(),
+    proposal = Proposal(
+        id="",
         plans_dir=report.plans_dir,
         archive_dir=report.archive_dir,
         scanned_at=report.now,
         groups=tuple(groups),
     )
+    return proposal._replace(id=_identity(proposal))
+
+
+def _identity(proposal: Proposal) -> str:
+    """A short id named by what the proposal would do: every move, each file's stamp
+    and hash. Two scans that propose the same moves of the same bytes are one
+    proposal (a report scan in between does not void the one reviewed); any change
+    to a file or a verdict makes another."""
+    document = proposal.to_json()
+    del document["id"], document["scanned_at"]
+    digest = hashlib.sha256(json.dumps(document, sort_keys=True).encode("ascii", "replace"))
+    return digest.hexdigest()[:8]
 
 
 def build_proposal(report: ScanReport, progress: Progress | None = None) -> Proposal:
@@ -230,7 +267,7 @@ def load_proposal(state: DirState) -> Proposal | None:
         ) from None
     try:
         return Proposal.from_json(json.loads(text))
-    except (ValueError, KeyError, TypeError) as error:
+    except (ValueError, RecursionError) as error:  # validate.Damaged is a ValueError
         raise ClarityError(
             f"the recorded scan {state.proposal_file} is damaged ({error}); run clarity scan again"
         ) from None

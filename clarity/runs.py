@@ -19,8 +19,10 @@ from clarity.classifier import CURRENT_REASON, in_use_reason
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import apply_groups, settled_names
-from clarity.executor.journal import read_runs
+from clarity.executor.indexing import flush_pending
+from clarity.executor.journal import RunLog, Runs, load_runs
 from clarity.executor.mover import Summarizer, extractive_summary
+from clarity.executor.records import RunKind
 from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport
 from clarity.executor.undo import UndoPlan, plan_undo, undo
@@ -50,24 +52,40 @@ ConfirmApply = Callable[[ApplyPreview], bool]
 ConfirmUndo = Callable[[UndoPlan], bool]
 
 
-def settle_interrupted(state: DirState) -> str | None:
+def settle_interrupted(state: DirState) -> list[str]:
     """Finish or roll back a killed run, if there is one and no live run holds the lock."""
     if state.running_run() is None:
-        return None
+        return []
     with state.try_lock() as locked:
-        return recover(state) if locked else None
+        return recover(state) if locked else []
 
 
-def _nothing_done(kind: str, settings: Settings, notes: Iterable[str], note: str) -> RunReport:
+def _settle(state: DirState) -> tuple[list[str], Runs]:
+    """Under the lock, before a run: a killed run settled, the journals read (damage set
+    aside), index changes an earlier run left made; what the person should know."""
+    notes = recover(state)
+    runs = load_runs(state)
+    notes += runs.notes
+    notes += flush_pending(state)
+    return notes, runs
+
+
+def _nothing_done(kind: RunKind, settings: Settings, notes: Iterable[str], note: str) -> RunReport:
     return RunReport(kind, settings.plans_dir, settings.archive_dir, None, notes=(*notes, note))
 
 
-def _proposal(settings: Settings, state: DirState) -> Proposal:
+def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Proposal:
     proposal = load_proposal(state)
     if proposal is None:
         raise ClarityError(
             f"no scan of {settings.plans_dir} is recorded; run clarity scan, review it, "
             "then clarity apply (or clarity apply --rescan to do both)"
+        )
+    if wanted is not None and wanted != proposal.id:
+        raise ClarityError(
+            f"the latest scan of {settings.plans_dir} is {proposal.label}, not {wanted}: "
+            "a scan ran since the one you reviewed; review the latest with clarity scan, "
+            "then apply it"
         )
     explicit = settings.sources.get("archive_dir", "").startswith(("option", "env"))
     if explicit and proposal.archive_dir != settings.archive_dir:
@@ -99,11 +117,14 @@ def run_apply(
     rescan: bool,
     confirm: ConfirmApply,
     progress: Progress | None = None,
+    proposal_id: str | None = None,
 ) -> RunReport:
+    """Carry out the recorded proposal (the one named by proposal_id, if given), or a
+    fresh scan's with rescan."""
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
-        notes = [note] if (note := recover(state)) else []
+        notes, journals = _settle(state)
         advisor = _advisor(settings)
         if rescan:
             review = None
@@ -114,18 +135,20 @@ def run_apply(
             proposal = scan_and_propose(settings, now, current, session, progress, state, review)[1]
             save_proposal(state, proposal)
         else:
-            proposal = _proposal(settings, state)
+            proposal = _proposal(settings, state, proposal_id)
         runs = [
-            log for log in read_runs(state) if log.kind == "apply" and log.proposal == proposal.id
+            log
+            for log in journals.logs
+            if log.kind is RunKind.APPLY and log.proposal == proposal.id
         ]
         finished = [log for log in runs if not log.interrupted]
         if finished:
             return _nothing_done(
-                "apply",
+                RunKind.APPLY,
                 settings,
                 notes,
-                f"the scan of {proposal.scanned_at:%Y-%m-%d %H:%M} was already applied "
-                f"(run {finished[-1].name}); nothing to do until you scan again",
+                f"the scan {proposal.label} was already applied "
+                f"({run_label(finished[-1])}); nothing to do until you scan again",
             )
         done: set[str] = set()
         for log in runs:
@@ -133,17 +156,35 @@ def run_apply(
         groups = tuple(group for group in proposal.groups if group.plan.name not in done)
         if not groups:
             what = "all of it was done by an interrupted run" if runs else "it moves nothing"
-            return _nothing_done("apply", settings, notes, f"nothing to apply: {what}")
+            return _nothing_done(
+                RunKind.APPLY,
+                settings,
+                notes,
+                f"nothing to apply from the scan {proposal.label}: {what}",
+            )
         if any(group.action is Action.ARCHIVE for group in groups):
             check_archive_dir(proposal.archive_dir)
         preview = ApplyPreview(proposal, groups, resumed=bool(runs))
         if not confirm(preview):
-            return _nothing_done("apply", settings, notes, "nothing was moved")
+            return _nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
         tick = progress("Moving plans", preview.file_count) if progress else None
         summarize, usage = _summarizer(settings, advisor)
         held = {} if rescan else in_use_now(settings, now, session)
         report = apply_groups(state, proposal, groups, tick, summarize, held=held)
-    return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
+    notes.append(f"carried out the scan {proposal.label}")
+    return dataclasses.replace(
+        report, notes=(*notes, *report.notes), agent=usage, proposal=proposal.id
+    )
+
+
+def run_label(log: RunLog) -> str:
+    """A run as people name it: `the apply of 2026-11-23 10:04`."""
+    started = log.begin.started_at if log.begin is not None else ""
+    try:
+        moment = datetime.fromisoformat(started).astimezone()
+        return f"the {log.kind} of {moment:%Y-%m-%d %H:%M}"
+    except ValueError:
+        return f"run {log.name}"
 
 
 def run_archive(
@@ -161,11 +202,13 @@ def run_archive(
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
-        notes = [note] if (note := recover(state)) else []
+        notes, _ = _settle(state)
         proposal = archive_proposal(scan(settings, now, current, session), names)
         check_archive_dir(proposal.archive_dir)
         summarize, usage = _summarizer(settings, _advisor(settings))
-        report = apply_groups(state, proposal, proposal.groups, None, summarize, kind="archive")
+        report = apply_groups(
+            state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
+        )
     return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
 
 
@@ -193,13 +236,13 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
-        notes = [note] if (note := recover(state)) else []
-        plan = plan_undo(state, settings.plans_dir, settings.archive_dir)
+        notes, journals = _settle(state)
+        plan = plan_undo(journals.logs, settings.plans_dir, settings.archive_dir)
         if plan is None:
             return _nothing_done(
-                "undo", settings, notes, "nothing to undo: no apply here is left to undo"
+                RunKind.UNDO, settings, notes, "nothing to undo: no apply here is left to undo"
             )
         if not confirm(plan):
-            return _nothing_done("undo", settings, notes, "nothing was restored")
+            return _nothing_done(RunKind.UNDO, settings, notes, "nothing was restored")
         report = undo(state, plan)
     return dataclasses.replace(report, notes=(*notes, *report.notes))

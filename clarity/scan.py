@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
+from clarity.archive import check_layout
 from clarity.classifier import Evidence, Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
@@ -33,6 +34,7 @@ def check_plans_dir(settings: Settings) -> None:
             f"plans directory {plans_dir} is not a directory (from {source}); "
             "point --plans-dir at the folder that holds your plans"
         )
+    check_layout(plans_dir, settings.archive_dir)
 
 
 def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]:

@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from clarity.archive import (
-    append_index,
-    free_name,
-    quarter,
-    read_index,
-    remove_from_index,
-    write_index_md,
-)
+from clarity.archive import change_index, free_name, quarter, read_index
+from clarity.executor.indexing import update_index
 from clarity.fsio import partial_path
+from clarity.state import DirState
 
 
 @pytest.mark.parametrize(
@@ -51,6 +46,7 @@ def _record(name: str, mtime: str, run: str = "000001-apply.jsonl") -> dict[str,
         "mtime": mtime,
         "archived_at": "2026-11-21T10:00:00+00:00",
         "size": 10,
+        "sha256": "0" * 64,
         "subplans": [],
         "summary": f"about {name}",
         "run": run,
@@ -58,31 +54,29 @@ def _record(name: str, mtime: str, run: str = "000001-apply.jsonl") -> dict[str,
 
 
 def test_a_torn_index_line_is_skipped_and_the_next_append_stays_whole(tmp_path: Path) -> None:
-    append_index(tmp_path, [_record("a.md", "2026-10-01T00:00:00+00:00")])
+    change_index(tmp_path, [_record("a.md", "2026-10-01T00:00:00+00:00")], ())
     with (tmp_path / "index.jsonl").open("ab") as stream:
         stream.write(b'{"name": "torn')
-    append_index(tmp_path, [_record("b.md", "2026-10-02T00:00:00+00:00")])
+    change_index(tmp_path, [_record("b.md", "2026-10-02T00:00:00+00:00")], ())
     assert [record["name"] for record in read_index(tmp_path)] == ["a.md", "b.md"]
 
 
 def test_removing_records_keeps_the_others(tmp_path: Path) -> None:
     records = [_record(n, "2026-10-01T00:00:00+00:00") for n in ("a.md", "b.md", "c.md")]
-    append_index(tmp_path, records)
-    remove_from_index(tmp_path, {("000001-apply.jsonl", "2026-Q4/b.md")})
+    change_index(tmp_path, records, ())
+    change_index(tmp_path, [], {("000001-apply.jsonl", "2026-Q4/b.md")})
     lines = (tmp_path / "index.jsonl").read_text().splitlines()
     assert [json.loads(line)["name"] for line in lines] == ["a.md", "c.md"]
 
 
 def test_index_md_is_newest_first_grouped_by_quarter(tmp_path: Path) -> None:
-    append_index(
-        tmp_path,
-        [
-            _record("july.md", "2026-07-15T00:00:00+00:00"),
-            _record("nov.md", "2026-11-02T00:00:00+00:00"),
-            _record("oct.md", "2026-10-20T00:00:00+00:00"),
-        ],
-    )
-    write_index_md(tmp_path)
+    state = DirState.for_plans_dir(tmp_path / "plans", tmp_path / "state")
+    records = [
+        _record("july.md", "2026-07-15T00:00:00+00:00"),
+        _record("nov.md", "2026-11-02T00:00:00+00:00"),
+        _record("oct.md", "2026-10-20T00:00:00+00:00"),
+    ]
+    assert update_index(state, tmp_path, records) == []
     text = (tmp_path / "INDEX.md").read_text()
     order = [text.index(marker) for marker in ("## 2026-Q4", "NOV.MD", "OCT.MD", "## 2026-Q3")]
     assert order == sorted(order)

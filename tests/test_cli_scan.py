@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from clarity.proposal import load_proposal
+from clarity.state import DirState
 from tests.conftest import NOW_ISO, Plan, make_files, run_process
 
 # SPEC 6, the example document: these names are the contract (fields may be
@@ -33,6 +35,9 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
     assert set(document) >= SPEC_TOP_LEVEL
     assert all(set(plan) >= SPEC_PLAN_FIELDS for plan in document["plans"])
     assert set(document["counts"]) == SPEC_COUNTS
+    recorded = load_proposal(DirState.for_plans_dir(plans_dir))
+    assert recorded is not None
+    assert document.pop("proposal") == {"id": recorded.id, "scanned_at": NOW_ISO}
     assert document == {
         "schema_version": 1,
         "plans_dir": str(plans_dir),

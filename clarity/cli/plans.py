@@ -61,6 +61,7 @@ def _scan_and_record(
     session: str | None,
     progress: ProgressBar | None = None,
     project: Path | None = None,
+    record: bool = True,
 ) -> ScanReport:
     """Settle a killed run first, scan (the agent reviewing dormant plans when it is on), and
     record the proposal for apply: what the person reviews is what apply carries out."""
@@ -72,7 +73,8 @@ def _scan_and_record(
     if settings.plans_dir.is_dir() and state.running_run() is not None:
         from clarity.runs import settle_interrupted  # the executor, only when needed
 
-        note(settle_interrupted(state))
+        for line in settle_interrupted(state):
+            note(line)
     review = None
     if settings.agent.enabled:
         from clarity.agent.advisor import make_advisor
@@ -83,12 +85,15 @@ def _scan_and_record(
     report, proposal = scan_and_propose(
         settings, now, current, session, progress, state, review, project
     )
+    if not record:
+        return report  # a report nobody reviews (the schedule's) keeps the reviewed one
     try:
         save_proposal(state, proposal)
     except (ClarityError, OSError) as error:
         message = error.message if isinstance(error, ClarityError) else str(error)
         note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
-    return report
+        return report
+    return report._replace(proposal=proposal.id)
 
 
 @app.command()
@@ -110,6 +115,14 @@ def scan(
         Path | None,
         typer.Option("--output", help="Write the report to this file instead (whole, at once)."),
     ] = None,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record/--no-record",
+            help="Record this scan for apply; --no-record for a report nobody reviews "
+            "(the schedule's), which leaves the reviewed scan in place.",
+        ),
+    ] = True,
 ) -> None:
     """Classify every plan and show what apply would do. Moves nothing."""
     settings = settings_from(locals())
@@ -120,7 +133,7 @@ def scan(
     where = None if project is None else project.expanduser().absolute()
     try:
         report = _scan_and_record(
-            settings, parse_now(now), current_values(current), session, bar, where
+            settings, parse_now(now), current_values(current), session, bar, where, record
         )
     finally:
         bar.close()
@@ -129,8 +142,11 @@ def scan(
         note(f"report written to {output}")
         return
     print_scan_report(report, chosen_format)
-    if chosen_format is not Format.JSON and _moves(report):
-        sys.stderr.write("Review the above, then run clarity apply to carry it out.\n")
+    if chosen_format is not Format.JSON and _moves(report) and report.proposal is not None:
+        sys.stderr.write(
+            f"Review the above, then run clarity apply --proposal {report.proposal} "
+            "to carry out exactly this scan.\n"
+        )
 
 
 @app.command("config")
@@ -192,6 +208,14 @@ def apply(
         bool, typer.Option("--rescan", help="Scan now and apply that (cron: --rescan --yes).")
     ] = False,
     yes: YesOption = False,
+    proposal: Annotated[
+        str | None,
+        typer.Option(
+            "--proposal",
+            metavar="ID",
+            help="Apply only if the latest scan is this one (its id is in the scan's report).",
+        ),
+    ] = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
 ) -> int:
@@ -213,6 +237,7 @@ def apply(
             session=session,
             confirm=lambda preview: yes or ask(preview_lines(preview), chosen_format),
             progress=bar,
+            proposal_id=proposal,
         )
     finally:
         bar.close()

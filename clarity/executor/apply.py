@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
-from clarity.archive import write_index_md
 from clarity.executor.journal import Journal, RunLog
 from clarity.executor.mover import GroupMover, Summarizer, extractive_summary
+from clarity.executor.records import GroupRecord, RunKind
 from clarity.executor.results import RunReport
-from clarity.model import Action
 from clarity.progress import Tick
 from clarity.proposal import Proposal, ProposedFile, ProposedGroup
 from clarity.state import DirState
@@ -27,23 +25,20 @@ def apply_groups(
     groups: Iterable[ProposedGroup],
     progress: Tick | None = None,
     summarize: Summarizer = extractive_summary,
-    kind: str = "apply",
+    kind: RunKind = RunKind.APPLY,
     held: Mapping[str, str] | None = None,
 ) -> RunReport:
     """Archive and trash the given groups of a proposal. Call with the lock held.
 
-    kind names the run in the journal: "apply", or "archive" for plans a
+    kind names the run in the journal: an apply, or an archive of plans a
     person chose by hand; recovery and undo treat both alike. held names
     files that must stay (in use by a live session since the scan), and why.
     """
     journal = Journal.start(
-        state,
-        kind,
-        plans_dir=proposal.plans_dir,
-        archive_dir=proposal.archive_dir,
-        proposal=proposal.id,
+        state, kind, proposal.plans_dir, proposal.archive_dir, proposal=proposal.id
     )
     mover = GroupMover(
+        state,
         journal,
         proposal.plans_dir,
         proposal.archive_dir,
@@ -56,25 +51,24 @@ def apply_groups(
         if len(mover.records) >= 200:
             mover.write_index()  # a long run keeps the index close behind
     mover.flush()
-    mover.write_index()
-    if mover.indexed:
-        write_index_md(proposal.archive_dir)
+    mover.write_index(render=mover.indexed or bool(mover.records))
     journal.close(state)
     return RunReport(
-        kind, proposal.plans_dir, proposal.archive_dir, journal.path.name, tuple(mover.results)
+        kind,
+        proposal.plans_dir,
+        proposal.archive_dir,
+        journal.path.name,
+        tuple(mover.results),
+        problems=tuple(mover.problems),
     )
 
 
 def group_from_record(
-    record: dict[str, Any],
+    record: GroupRecord,
 ) -> tuple[ProposedGroup, list[tuple[ProposedFile, Path | None]]]:
     """The group, and where each file was to go, from a journal `group` record."""
-    planned = [
-        (ProposedFile.from_json(item), Path(item["dst"]) if item.get("dst") else None)
-        for item in record["planned"]
-    ]
-    files = [proposed for proposed, _ in planned]
-    return ProposedGroup(Action(record["action"]), files[0], tuple(files[1:])), planned
+    files = [proposed for proposed, _ in record.planned]
+    return ProposedGroup(record.action, files[0], tuple(files[1:])), list(record.planned)
 
 
 def settled_names(log: RunLog) -> dict[str, Path | None]:

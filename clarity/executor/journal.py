@@ -1,83 +1,60 @@
-"""The journal of one run: JSON lines written before and after every move (SPEC 7).
+"""The journal of one run: a typed record written before and after every move (SPEC 7).
 
 A run's journal is `runs/NNNNNN-<kind>.jsonl` in the plans dir's state
-folder. Records, in the order they are written:
+folder; its records are in records.py. An intent with no outcome is a move a
+kill interrupted (or one announced in the same batch that had not started):
+recovery looks at the files to learn whether it happened, and writes the
+outcome itself. `rolled_back` also closes an announced move that was called
+off: its file changed, or its plan stayed.
 
-    begin    {run, kind, plans_dir, archive_dir, proposal, undoes, started_at}
-    group    {group, action, folder, planned: [file...]}   before a group moves (apply)
-    intent   {seq, op, name, src, dst, sha256, size, group, ...}  before a move (synced
-             a batch at a time, before the batch's first move)
-    done     {seq, dst, info}      after it; `failed` {seq, error}; `rolled_back` {seq, error}
-    skip     {name, action, reason}
-    end      {interrupted, at}
-
-An intent with no outcome is a move a kill interrupted (or one announced in
-the same batch that had not started): recovery looks at the files to learn
-whether it happened, and writes the outcome itself. `rolled_back` also
-closes an announced move that was called off: its file changed, or its plan
-stayed. A torn last line (killed mid-write) is ignored: its move had not
-started.
+A line a kill tore (the last, without its newline) is cut off when the run
+is resumed: its batch had not been synced, so none of its moves had started.
+Any other line that is not a record clarity writes is damage (a hand edit, a
+bad disk): it is set aside in `<journal>.damaged`, reported once, and the
+rest of the journal is used. A journal with no readable `begin` is set
+aside whole.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
-from clarity.fsio import fsync_dir
+from clarity.executor.records import (
+    MOVING_RUNS,
+    Begin,
+    DamagedRecord,
+    End,
+    GroupRecord,
+    Intent,
+    Outcome,
+    OutcomeRecord,
+    Record,
+    RunKind,
+    Skip,
+    parse_record,
+    to_line,
+)
+from clarity.fsio import APPEND_FLAGS, fsync_dir, write_all, write_atomic
 from clarity.state import DirState
 
-MOVING_RUNS = ("apply", "archive")  # run kinds that move plans out; undo reverses them
+__all__ = ["MOVING_RUNS", "Batch", "Intent", "Journal", "Outcome", "RunLog", "load_runs"]
+
 BATCH_MOVES = 128  # moves announced under one fsync of the journal (apply and undo)
+DAMAGED_SUFFIX = ".damaged"
 
 T = TypeVar("T")
 
 
-def _path(value: str | None) -> Path | None:
-    return Path(value) if value is not None else None
-
-
-@dataclass(frozen=True, slots=True)
-class Intent:
-    """One file the run was about to move (archive, trash or restore)."""
-
-    seq: int
-    op: str  # "archive" | "trash" | "restore"
-    name: str
-    src: Path
-    dst: Path | None  # None for trash: the trash names it
-    sha256: str
-    size: int
-    group: str  # the name of the group's plan (itself, for the plan)
-    extra: dict[str, Any] = field(default_factory=dict)  # op-specific facts
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Intent:
-        known = {"op", "seq", "kind", "name", "src", "dst", "sha256", "size", "group"}
-        return cls(
-            data["seq"],
-            data["kind"],
-            data["name"],
-            Path(data["src"]),
-            _path(data.get("dst")),
-            data["sha256"],
-            data["size"],
-            data["group"],
-            {key: value for key, value in data.items() if key not in known},
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    status: str  # "done" | "failed" | "rolled_back"
-    dst: Path | None = None  # where the file is now (done)
-    info: Path | None = None  # the trash's .trashinfo record (trash, done)
-    error: str | None = None
+class Damage(NamedTuple):
+    line: int  # 1-based
+    reason: str
+    raw: bytes
 
 
 @dataclass(slots=True)
@@ -85,74 +62,150 @@ class RunLog:
     """What a journal says a run did."""
 
     path: Path
-    begin: dict[str, Any]
-    groups: list[dict[str, Any]] = field(default_factory=list)
+    begin: Begin | None  # None: no readable begin; the journal cannot be used
+    groups: list[GroupRecord] = field(default_factory=list)
     intents: dict[int, Intent] = field(default_factory=dict)
     outcomes: dict[int, Outcome] = field(default_factory=dict)
-    skips: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
+    skips: list[Skip] = field(default_factory=list)
+    end: End | None = None
+    damaged: list[Damage] = field(default_factory=list)
+    torn: int = 0  # bytes of a last line a kill tore
 
     @property
     def name(self) -> str:
         return self.path.name
 
     @property
-    def kind(self) -> str:
-        return str(self.begin.get("kind", ""))
+    def kind(self) -> RunKind | None:
+        return None if self.begin is None else self.begin.kind
 
     @property
     def proposal(self) -> str | None:
-        value = self.begin.get("proposal")
-        return str(value) if value is not None else None
+        return None if self.begin is None else self.begin.proposal
 
     @property
     def interrupted(self) -> bool:
-        return self.end is None or bool(self.end.get("interrupted"))
+        return self.end is None or self.end.interrupted
 
     def done(self) -> list[tuple[Intent, Outcome]]:
         return [
             (intent, outcome)
             for seq, intent in self.intents.items()
-            if (outcome := self.outcomes.get(seq)) is not None and outcome.status == "done"
+            if (outcome := self.outcomes.get(seq)) is not None and outcome.done
         ]
 
     def in_flight(self) -> list[Intent]:
         return [intent for seq, intent in self.intents.items() if seq not in self.outcomes]
 
+    def add(self, record: Record) -> None:
+        if isinstance(record, GroupRecord):
+            self.groups.append(record)
+        elif isinstance(record, Intent):
+            self.intents[record.seq] = record
+        elif isinstance(record, OutcomeRecord):
+            self.outcomes[record.seq] = record.outcome
+        elif isinstance(record, Skip):
+            self.skips.append(record)
+        elif isinstance(record, End):
+            self.end = record
+
 
 def read_run(path: Path) -> RunLog:
-    """Parse a journal; lines that are not whole JSON records (a torn write) are skipped."""
-    log: RunLog | None = None
-    with path.open("rb") as stream:
-        for raw in stream:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(record, dict):
-                continue
-            op = record.get("op")
-            if op == "begin":
-                log = RunLog(path, record)
-            elif log is None:
-                continue
-            elif op == "group":
-                log.groups.append(record)
-            elif op == "intent":
-                log.intents[record["seq"]] = Intent.from_json(record)
-            elif op in ("done", "failed", "rolled_back"):
-                log.outcomes[record["seq"]] = Outcome(
-                    op, _path(record.get("dst")), _path(record.get("info")), record.get("error")
-                )
-            elif op == "skip":
-                log.skips.append(record)
-            elif op == "end":
-                log.end = record
-    return log if log is not None else RunLog(path, {"kind": "unknown"}, end={"empty": True})
+    """Parse a journal, every line validated; damaged lines are listed, not used."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # after the last newline: empty, or a line a kill tore
+    log = RunLog(path, None, torn=len(tail))
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            record = parse_record(raw)
+        except DamagedRecord as error:
+            log.damaged.append(Damage(number, str(error), raw))
+            continue
+        if isinstance(record, Begin):
+            if log.begin is None:
+                log.begin = record
+            else:
+                log.damaged.append(Damage(number, "a second begin", raw))
+        elif log.begin is None:
+            log.damaged.append(Damage(number, "a record before the run's begin", raw))
+        else:
+            log.add(record)
+    return log
 
 
-def read_runs(state: DirState) -> list[RunLog]:
-    return [read_run(path) for path in state.run_files()]
+class Runs(NamedTuple):
+    logs: list[RunLog]  # usable journals, oldest first
+    notes: list[str]  # damage found (and set aside) this time
+
+
+def load_runs(state: DirState) -> Runs:
+    """Every run's journal, damage set aside and reported once. Hold the lock."""
+    logs: list[RunLog] = []
+    notes: list[str] = []
+    for path in state.run_files():
+        try:
+            log = read_run(path)
+        except OSError as error:
+            notes.append(f"cannot read the journal {path}: {error.strerror or error}; skipped")
+            continue
+        if (note := set_aside_damage(log)) is not None:
+            notes.append(note)
+        if log.begin is not None:
+            logs.append(log)
+    return Runs(logs, notes)
+
+
+def set_aside_damage(log: RunLog) -> str | None:
+    """Move damaged lines (or an unusable journal) into `<journal>.damaged`; say so once."""
+    if log.begin is None and not log.damaged and not log.torn:
+        with contextlib.suppress(OSError):
+            log.path.unlink()  # empty: a run killed before its first record
+        return None
+    if not log.damaged and log.begin is not None:
+        return None
+    aside = log.path.with_name(log.path.name + DAMAGED_SUFFIX)
+    where = f"the journal {log.path}"
+    try:
+        if log.begin is None:
+            log.path.replace(_free(aside))
+            return (
+                f"{where} has no readable start ({_first(log)}); set aside as {aside.name}: "
+                "its run is not undone or resumed; check its plans by hand"
+            )
+        with open(aside, "ab") as stream:  # noqa: PTH123 - appended, like every journal
+            stream.write(b"".join(damage.raw + b"\n" for damage in log.damaged))
+        kept = _without(log.path.read_bytes(), {damage.line for damage in log.damaged})
+        write_atomic(log.path, kept)
+    except OSError as error:
+        return f"{where} is damaged ({_first(log)}) and could not be set aside: {error}"
+    lines = ", ".join(str(damage.line) for damage in log.damaged[:5])
+    return (
+        f"{where}: line {lines} damaged ({_first(log)}); set aside in {aside.name}, "
+        "the rest of the run is used"
+    )
+
+
+def _first(log: RunLog) -> str:
+    return log.damaged[0].reason if log.damaged else "empty"
+
+
+def _free(path: Path) -> Path:
+    number = 1
+    candidate = path
+    while os.path.lexists(candidate):
+        number += 1
+        candidate = path.with_name(f"{path.name}.{number}")
+    return candidate
+
+
+def _without(data: bytes, numbers: set[int]) -> bytes:
+    lines = data.split(b"\n")
+    tail = lines.pop()
+    kept = [line for number, line in enumerate(lines, 1) if number not in numbers]
+    return b"".join(line + b"\n" for line in kept) + tail
 
 
 def now_iso() -> str:
@@ -164,47 +217,53 @@ class Journal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        self._fd = os.open(path, flags, 0o600)
+        self._fd = os.open(path, APPEND_FLAGS, 0o600)
         self._seq = 0
         fsync_dir(path.parent)
 
     @classmethod
-    def start(cls, state: DirState, kind: str, **begin: Any) -> Journal:
+    def start(
+        cls,
+        state: DirState,
+        kind: RunKind,
+        plans_dir: Path,
+        archive_dir: Path,
+        *,
+        proposal: str | None = None,
+        undoes: Iterable[str] = (),
+    ) -> Journal:
         """Open the next run's journal, mark it running, and write its `begin`."""
         state.ensure()
-        path = state.new_run_file(kind)
+        path = state.new_run_file(kind.value)
         journal = cls(path)
         state.mark_running(path)
-        journal.write(
-            "begin", run=path.name, kind=kind, pid=os.getpid(), started_at=now_iso(), **begin
-        )
+        begin = Begin(path.name, kind, plans_dir, archive_dir, now_iso(), proposal, tuple(undoes))
+        journal.write(begin)
         return journal
 
     @classmethod
     def resume(cls, log: RunLog) -> Journal:
         """Reopen an interrupted run's journal to record how recovery settled it."""
+        if log.torn:  # a kill tore the last line: its batch never started; cut it off
+            size = log.path.stat().st_size
+            os.truncate(log.path, size - log.torn)
+            log.torn = 0
         journal = cls(log.path)
         journal._seq = max(log.intents, default=0)
-        _terminate_torn_line(log.path, journal._fd)
         return journal
 
     def next_seq(self) -> int:
         self._seq += 1
         return self._seq
 
-    def write(self, op: str, *, sync: bool = True, **fields: Any) -> None:
+    def write(self, record: Record, *, sync: bool = True) -> None:
         """Append one record; with sync, it and every record before it are on disk.
 
         A record written without sync survives a kill (it is in the page
         cache) and reaches the disk with the next synced one; only what comes
         before a move must be on disk before it: an intent, and its group.
         """
-        line = json.dumps({"op": op, **fields}, ensure_ascii=True, default=os.fsdecode)
-        data = (line + "\n").encode("ascii")
-        while data:
-            written = os.write(self._fd, data)
-            data = data[written:]
+        write_all(self._fd, to_line(record))
         if sync:
             os.fsync(self._fd)
 
@@ -215,44 +274,17 @@ class Journal:
     def intent(self, intent: Intent) -> None:
         """Announce a move. Not synced here: a `Batch` syncs its intents before
         the first of its moves starts."""
-        self.write(
-            "intent",
-            sync=False,
-            seq=intent.seq,
-            kind=intent.op,
-            name=intent.name,
-            src=intent.src,
-            dst=intent.dst,
-            sha256=intent.sha256,
-            size=intent.size,
-            group=intent.group,
-            **intent.extra,
-        )
+        self.write(intent, sync=False)
 
     def outcome(self, seq: int, outcome: Outcome) -> None:
         """Record how a move ended. Not synced: if a crash loses it, the intent
         without an outcome sends recovery to look at the files, as after a kill."""
-        fields: dict[str, Any] = {"seq": seq}
-        for key in ("dst", "info", "error"):
-            value = getattr(outcome, key)
-            if value is not None:
-                fields[key] = value
-        self.write(outcome.status, sync=False, **fields)
+        self.write(OutcomeRecord(seq, outcome), sync=False)
 
     def close(self, state: DirState, *, interrupted: bool = False) -> None:
-        self.write("end", interrupted=interrupted, at=now_iso())
+        self.write(End(interrupted, now_iso()))
         os.close(self._fd)
         state.mark_running(None)
-
-
-def _terminate_torn_line(path: Path, fd: int) -> None:
-    """A kill mid-write leaves a line without its newline: end it before appending."""
-    size = path.stat().st_size
-    if size:
-        with path.open("rb") as stream:
-            stream.seek(size - 1)
-            if stream.read(1) != b"\n":
-                os.write(fd, b"\n")
 
 
 class Batch(Generic[T]):

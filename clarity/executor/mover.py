@@ -11,6 +11,7 @@ its intent is closed as `rolled_back`. Apply and recovery share the mover.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -18,9 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.archive import ArchivedFile, append_index, free_name, index_record, quarter
-from clarity.executor.journal import Batch, Intent, Journal, Outcome
+from clarity.archive import ArchivedFile, free_name, index_record, quarter, quarter_folder
+from clarity.executor.indexing import update_index
+from clarity.executor.journal import Batch, Journal
 from clarity.executor.moves import error_text, move_file
+from clarity.executor.records import Ending, GroupRecord, Intent, Move, Outcome, Skip
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
 from clarity.fsio import hash_file
@@ -28,6 +31,7 @@ from clarity.model import STAMP_PROVES_UNCHANGED, Action, FileStamp
 from clarity.progress import Tick
 from clarity.proposal import ProposedFile, ProposedGroup
 from clarity.reader import NotARegularFile, read_opening
+from clarity.state import DirState
 from clarity.summary import extract_summary
 
 
@@ -88,6 +92,7 @@ class GroupMover:
     full or at `flush`, which the caller must call when it has no more groups.
     """
 
+    state: DirState
     journal: Journal
     plans_dir: Path
     archive_dir: Path
@@ -99,18 +104,17 @@ class GroupMover:
     _folders: set[Path] = field(default_factory=set)  # archive folders made in this run
     _taken: set[Path] = field(default_factory=set)  # archive names chosen in this run
     _batch: Batch[_Announced] = field(init=False)  # announced groups not yet moved
-    indexed: bool = False  # whether this run added records to index.jsonl
+    indexed: bool = False  # whether this run archived a group (its index needs writing)
+    problems: list[str] = field(default_factory=list)  # index changes left for the next run
 
     def __post_init__(self) -> None:
         self._batch = Batch(self.journal, self._carry_out)
 
     def skip(self, group: ProposedGroup, files: Iterable[ProposedFile], reason: str) -> None:
         for proposed in files:
-            self.journal.write(
-                "skip", sync=False, name=proposed.name, action=group.action, reason=reason
-            )
+            self.journal.write(Skip(proposed.name, group.action.value, reason), sync=False)
             self.results.append(
-                ActionResult(proposed.name, group.action.value, Status.SKIPPED, reason=reason)
+                ActionResult(proposed.name, Move(group.action.value), Status.SKIPPED, reason=reason)
             )
             self._tick()
 
@@ -132,13 +136,8 @@ class GroupMover:
         planned = self._plan_destinations(group)
         if planned is None:
             return
-        self.journal.write(
-            "group",
-            sync=False,  # on disk with the batch's fsync, before anything moves
-            group=plan.name,
-            action=group.action.value,
-            planned=[{**proposed.to_json(), "dst": dst} for proposed, dst in planned],
-        )
+        # on disk with the batch's fsync, before anything moves
+        self.journal.write(GroupRecord(group.action, tuple(planned)), sync=False)
         self._announce(group, planned, moved=[])
 
     def _held_reason(self, group: ProposedGroup) -> str | None:
@@ -168,7 +167,7 @@ class GroupMover:
         folder = self.archive_dir / quarter(group.plan.stamp.mtime_ns)
         try:
             if folder not in self._folders:  # one mkdir per quarter, not one per group
-                folder.mkdir(parents=True, exist_ok=True)
+                quarter_folder(self.archive_dir, folder.name)
                 self._folders.add(folder)
         except OSError as error:
             self.flush()
@@ -191,13 +190,14 @@ class GroupMover:
         intents = [
             Intent(
                 self.journal.next_seq(),
-                group.action.value,
+                Move(group.action.value),
                 proposed.name,
                 self.plans_dir / proposed.name,
                 dst,
                 proposed.sha256,
                 proposed.stamp.size,
                 group.plan.name,
+                mtime_ns=proposed.stamp.mtime_ns,
             )
             for proposed, dst in planned
         ]
@@ -237,7 +237,7 @@ class GroupMover:
         self, group: ProposedGroup, proposed: ProposedFile, intent: Intent, reason: str
     ) -> None:
         """An announced file that is not moved after all: its intent is closed, it is skipped."""
-        self.journal.outcome(intent.seq, Outcome("rolled_back", error=reason))
+        self.journal.outcome(intent.seq, Outcome(Ending.ROLLED_BACK, error=reason))
         self.skip(group, [proposed], reason)
 
     def _move(
@@ -249,28 +249,31 @@ class GroupMover:
         try:
             if dst is not None:
                 move_file(src, dst, proposed.sha256)
-                outcome = Outcome("done", dst)
+                outcome = Outcome(Ending.DONE, dst)
             else:
                 entry = send_to_trash(src, proposed.sha256, proposed.stamp.size)
                 outcome = Outcome(
-                    "done",
+                    Ending.DONE,
                     entry.file if entry else None,
                     entry.info if entry else None,
                 )
         except OSError as error:
             text = error_text(error)
-            self.journal.outcome(seq, Outcome("failed", error=text))
+            if dst is not None and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                text = f"cannot write in {dst.parent}: {error.strerror}"  # not the plan's fault
+            self.journal.outcome(seq, Outcome(Ending.FAILED, error=text))
             self._fail(proposed, group.action, text)
             return False, None
         self.journal.outcome(seq, outcome)
         self.results.append(
-            ActionResult(proposed.name, group.action.value, Status.DONE, outcome.dst)
+            ActionResult(proposed.name, Move(group.action.value), Status.DONE, outcome.dst)
         )
         self._tick()
         return True, outcome.dst
 
     def _fail(self, proposed: ProposedFile, action: Action, error: str) -> None:
-        self.results.append(ActionResult(proposed.name, action.value, Status.FAILED, error=error))
+        result = ActionResult(proposed.name, Move(action.value), Status.FAILED, error=error)
+        self.results.append(result)
         self._tick()
 
     def _record(
@@ -294,13 +297,14 @@ class GroupMover:
             project=group.plan.project,
         )
 
-    def write_index(self) -> None:
-        """Append the records so far to index.jsonl.
+    def write_index(self, *, render: bool = False) -> None:
+        """Add the records so far to index.jsonl; with render, rewrite INDEX.md too.
 
         INDEX.md is rendered from the whole index, so it is written once, at
         the end of a run (and by recovery after a kill), not every 200 records.
+        A change the index cannot take is kept for the next run (indexing.py).
         """
-        if self.records:
-            append_index(self.archive_dir, self.records)
+        if self.records or render:
+            self.problems += update_index(self.state, self.archive_dir, self.records, render=render)
+            self.indexed = self.indexed or bool(self.records)
             self.records.clear()
-            self.indexed = True

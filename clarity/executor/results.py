@@ -7,6 +7,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clarity.executor.records import Move, RunKind
+
 if TYPE_CHECKING:
     from clarity.agent.advisor import AgentUsage
 
@@ -20,7 +22,7 @@ class Status(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ActionResult:
     name: str
-    action: str  # "archive" | "trash" | "restore"
+    action: Move
     status: Status
     destination: Path | None = None
     error: str | None = None  # why it failed
@@ -29,13 +31,15 @@ class ActionResult:
 
 @dataclass(frozen=True, slots=True)
 class RunReport:
-    kind: str  # "apply" | "archive" | "undo"
+    kind: RunKind
     plans_dir: Path
     archive_dir: Path
     run: str | None  # the journal's file name; None when there was nothing to do
     results: tuple[ActionResult, ...] = ()
     notes: tuple[str, ...] = ()  # things worth a line: recovery, nothing to do, ...
+    problems: tuple[str, ...] = ()  # what failed besides a file: the index, a journal
     agent: AgentUsage | None = None  # set when the agent was asked for
+    proposal: str | None = None  # apply: the id of the scan it carried out
 
     def counts(self) -> dict[str, int]:
         counts = {status.value: 0 for status in Status}
@@ -45,4 +49,4 @@ class RunReport:
 
     @property
     def failed(self) -> bool:
-        return any(result.status is Status.FAILED for result in self.results)
+        return bool(self.problems) or any(r.status is Status.FAILED for r in self.results)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
@@ -107,10 +109,8 @@ def _entries(trash: Path, name: str) -> Iterator[TrashedFile]:
                 yield TrashedFile(files / info_name.removesuffix(".trashinfo"), info / info_name)
 
 
-def locate(original: Path, sha256: str, size: int) -> TrashedFile | None:
-    """The trash entry holding these bytes from this path, if the trash can be read."""
-    if not freedesktop():
-        return None
+def _entries_of(original: Path) -> Iterator[tuple[TrashedFile, Path]]:
+    """Trash entries (and the folder their paths start at) that record `original`."""
     wanted = os.fsencode(os.path.abspath(original))  # noqa: PTH100 - no link resolving
     seen: set[Path] = set()
     for trash, topdir in trash_dirs(original):
@@ -118,19 +118,82 @@ def locate(original: Path, sha256: str, size: int) -> TrashedFile | None:
             if entry.info in seen:
                 continue
             seen.add(entry.info)
-            if _recorded_path(entry.info, topdir) != wanted:
+            if _recorded_path(entry.info, topdir) == wanted:
+                yield entry, topdir
+
+
+def locate(
+    original: Path, sha256: str, size: int, mtime_ns: int | None = None
+) -> TrashedFile | None:
+    """The trash entry holding these bytes from this path, if the trash can be read.
+
+    Of several (a file trashed twice with the same bytes, or a copy a kill cut
+    short before its mtime was set), the one with the file's mtime wins.
+    """
+    if not freedesktop():
+        return None
+    found: TrashedFile | None = None
+    for entry, _ in _entries_of(original):
+        try:
+            info = entry.file.lstat()
+            if info.st_size != size or hash_file(entry.file) != sha256:
                 continue
-            try:
-                if entry.file.lstat().st_size != size or hash_file(entry.file) != sha256:
-                    continue
-            except OSError:
-                continue
+        except OSError:
+            continue
+        if mtime_ns is None or info.st_mtime_ns == mtime_ns:
             return entry
+        found = found or entry
+    return found
+
+
+def _deleted_at(info: Path) -> datetime | None:
+    """The trash record's DeletionDate (local time, as the spec writes it)."""
+    try:
+        for line in info.read_bytes().splitlines():
+            if line.startswith(b"DeletionDate="):
+                return datetime.fromisoformat(line[13:].strip().decode("ascii"))
+    except (OSError, ValueError):
+        return None
     return None
 
 
-def restore(entry: TrashedFile, dst: Path) -> None:
+def remove_strays(original: Path, since: datetime | None) -> int:
+    """Remove what an interrupted trashing of `original` (still in place) left in the trash.
+
+    send2trash writes the .trashinfo record first, then moves the file; across
+    filesystems the move is a copy, which a kill can cut short. An entry is
+    removed only if it records this path, was made since the run started, and
+    holds nothing the source does not: its bytes are the source's, or the
+    start of them, or it has no file at all. How many went.
+    """
+    if not freedesktop() or since is None:
+        return 0
+    earliest = since.astimezone().replace(tzinfo=None) - timedelta(seconds=2)
+    try:
+        source = original.read_bytes()
+    except OSError:
+        return 0
+    removed = 0
+    for entry, _ in _entries_of(original):
+        deleted = _deleted_at(entry.info)
+        if deleted is None or deleted < earliest:
+            continue  # trashed before this run: someone's, not this run's copy
+        try:
+            if os.path.lexists(entry.file):
+                if not stat.S_ISREG(entry.file.lstat().st_mode):
+                    continue
+                if not source.startswith(entry.file.read_bytes()):
+                    continue
+                entry.file.unlink()
+            entry.info.unlink()
+        except OSError:
+            continue
+        removed += 1
+    return removed
+
+
+def restore(entry: TrashedFile, dst: Path, sha256: str | None = None) -> None:
     """Move a trashed file back to dst (never replacing) and drop its trash record."""
-    move_file(entry.file, dst)
+    move_file(entry.file, dst, sha256)
     with contextlib.suppress(FileNotFoundError):
         entry.info.unlink()  # the record of a file no longer in the trash

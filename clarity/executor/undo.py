@@ -1,24 +1,33 @@
 """Undo the latest apply: archived files moved back, trashed files restored.
 
 The latest apply is every run that carried out the most recent proposal
-not yet undone (an apply a kill interrupted and a later apply finished are
-one apply). A file is never put back over one that appeared since: if any
-file of a group has a namesake in the plans dir again, the whole group stays
-where it is and the result says so.
+(an apply a kill interrupted and a later apply finished are one apply) and
+still has files out that no undo put back. A file undo could not put back
+(its name was taken, it failed) stays undoable: the next undo tries it again
+before any older apply. A file is never put back over one that appeared
+since: if any file of a group has a namesake in the plans dir again, the
+whole group stays where it is and the result says so; a name taken after
+that check fails the move itself (the rename never replaces). And only the
+bytes apply moved come back: a file in the archive or the trash that does
+not hash as it did (a stray copy, a folder in its place) stays.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarity.archive import relative_path, remove_from_index, write_index_md
-from clarity.executor.journal import MOVING_RUNS, Batch, Intent, Journal, Outcome, read_runs
+from clarity.archive import relative_path
+from clarity.executor.indexing import update_index
+from clarity.executor.journal import MOVING_RUNS, Batch, Journal, RunLog
 from clarity.executor.moves import error_text, move_file
+from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind, Skip
 from clarity.executor.results import ActionResult, RunReport, Status
-from clarity.executor.trash import TrashedFile, freedesktop, restore
+from clarity.executor.trash import TrashedFile, freedesktop, locate, restore
+from clarity.fsio import hash_file
 from clarity.state import DirState
 
 
@@ -36,7 +45,7 @@ class Restorable:
 
     @property
     def from_trash(self) -> bool:
-        return self.intent.op == "trash"
+        return self.intent.move is Move.TRASH
 
     @property
     def where(self) -> Path | None:
@@ -56,19 +65,15 @@ class UndoPlan:
     archive_dir: Path
 
 
-def plan_undo(state: DirState, plans_dir: Path, archive_dir: Path) -> UndoPlan | None:
-    """What undo would restore; None when no apply is left to undo."""
-    logs = read_runs(state)
-    undone_runs: set[str] = set()
+def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> UndoPlan | None:
+    """What undo would restore; None when no apply has anything left out."""
     restored: set[tuple[str, int]] = set()
     for log in logs:
-        if log.kind != "undo":
-            continue
-        if not log.interrupted:
-            undone_runs.update(str(run) for run in log.begin.get("undoes", []))
-        for intent, _ in log.done():
-            restored.add((str(intent.extra["from_run"]), int(intent.extra["from_seq"])))
-    applies = [log for log in logs if log.kind in MOVING_RUNS and log.name not in undone_runs]
+        if log.kind is RunKind.UNDO:
+            for intent, _ in log.done():
+                if intent.from_run is not None and intent.from_seq is not None:
+                    restored.add((intent.from_run, intent.from_seq))
+    applies = [log for log in logs if log.kind in MOVING_RUNS]
     while applies:
         latest = applies[-1]
         runs = [log for log in applies if log.proposal == latest.proposal and log.proposal]
@@ -79,14 +84,14 @@ def plan_undo(state: DirState, plans_dir: Path, archive_dir: Path) -> UndoPlan |
             for intent, outcome in log.done()
             if (log.name, intent.seq) not in restored
         )
-        if items:
+        if items and latest.begin is not None:
             return UndoPlan(
                 tuple(log.name for log in runs),
                 items,
-                Path(latest.begin.get("plans_dir") or plans_dir),
-                Path(latest.begin.get("archive_dir") or archive_dir),
+                latest.begin.plans_dir,
+                latest.begin.archive_dir,
             )
-        applies = [log for log in applies if log not in runs]  # it moved nothing: look further
+        applies = [log for log in applies if log not in runs]  # all back: look further
     return None
 
 
@@ -127,7 +132,7 @@ class _Undoer:
         reason: str | None = None,
     ) -> None:
         self.results.append(
-            ActionResult(item.name, "restore", status, destination, error=error, reason=reason)
+            ActionResult(item.name, Move.RESTORE, status, destination, error=error, reason=reason)
         )
 
     def run_group(self, items: list[Restorable]) -> None:
@@ -140,43 +145,64 @@ class _Undoer:
                     f"a file named {names} is in the plans dir again; "
                     f"left at {item.where or 'the trash'}"
                 )
-                self.journal.write(
-                    "skip", sync=False, name=item.name, action="restore", reason=reason
-                )
+                self.journal.write(Skip(item.name, Move.RESTORE.value, reason), sync=False)
                 self.result(item, Status.SKIPPED, reason=reason)
             return
         for item in items:
             self.announce(item)
 
     def announce(self, item: Restorable) -> None:
-        if item.where is None:
-            error = (
-                "not found in the trash when it was trashed; restore it from the trash by hand"
-                if freedesktop()
-                else "this platform does not let clarity restore from its trash; "
-                "restore it from the trash by hand"
-            )
-            self.flush()
-            self.result(item, Status.FAILED, error=error)
+        try:
+            src, info = self._source(item)
+        except OSError as error:
+            self.flush()  # the batch first: results stay in order
+            self.result(item, Status.FAILED, error=error_text(error))
             return
-        record_path = _record_path(item, self.plan.archive_dir)
-        extra: dict[str, object] = {"from_run": item.run, "from_seq": item.intent.seq}
-        if item.trash_info is not None:
-            extra["info"] = item.trash_info
-        if record_path is not None:
-            extra["record_path"] = record_path
         intent = Intent(
             self.journal.next_seq(),
-            "restore",
+            Move.RESTORE,
             item.name,
-            item.where,
+            src,
             self.plan.plans_dir / item.name,
             item.intent.sha256,
             item.intent.size,
             item.intent.group,
-            extra,
+            mtime_ns=item.intent.mtime_ns,
+            info=info,
+            from_run=item.run,
+            from_seq=item.intent.seq,
+            record_path=_record_path(item, self.plan.archive_dir),
         )
         self._batch.announce((item, intent), [intent])
+
+    def _source(self, item: Restorable) -> tuple[Path, Path | None]:
+        """The file apply moved (and its trash record), checked: a regular file with
+        the bytes it had. Raises OSError saying why it cannot come back."""
+        if item.from_trash:
+            if item.where is not None and _is_the_file(item.where, item.intent):
+                return item.where, item.trash_info
+            # Not recorded, or not these bytes (a stray copy): look for the real entry.
+            entry = locate(item.intent.src, item.intent.sha256, item.intent.size)
+            if entry is not None and _is_the_file(entry.file, item.intent):
+                return entry.file, entry.info
+            if not freedesktop():
+                raise OSError(
+                    0,
+                    "this platform does not let clarity restore from its trash; "
+                    "restore it from the trash by hand",
+                )
+            raise FileNotFoundError(0, "not found in the trash (was it emptied?)", item.name)
+        src = item.where
+        if src is None or not os.path.lexists(src):
+            raise FileNotFoundError(0, "no longer in the archive", os.fspath(src or item.name))
+        if not _is_the_file(src, item.intent):
+            raise OSError(
+                0,
+                "what is at its place in the archive is not the file apply moved "
+                "(not a regular file, or other bytes); left where it is",
+                os.fspath(src),
+            )
+        return src, None
 
     def flush(self) -> None:
         """Restore every announced file: call it when there are no more groups."""
@@ -184,43 +210,61 @@ class _Undoer:
 
     def restore(self, announced: tuple[Restorable, Intent]) -> None:
         item, intent = announced
-        src, dst, seq = intent.src, self.plan.plans_dir / item.name, intent.seq
+        dst, seq = self.plan.plans_dir / item.name, intent.seq
         try:
-            if not os.path.lexists(src):
-                place = "trash (was it emptied?)" if item.from_trash else "archive"
-                raise FileNotFoundError(0, f"no longer in the {place}", os.fspath(src))
-            if item.trash_info is not None:
-                restore(TrashedFile(src, item.trash_info), dst)
+            if intent.info is not None:
+                restore(TrashedFile(intent.src, intent.info), dst, intent.sha256)
             else:
-                move_file(src, dst)
+                move_file(intent.src, dst, intent.sha256)
+            _keep_mtime(dst, intent.mtime_ns)
         except OSError as error:
             text = error_text(error)
-            self.journal.outcome(seq, Outcome("failed", error=text))
+            self.journal.outcome(seq, Outcome(Ending.FAILED, error=text))
             self.result(item, Status.FAILED, error=text)
             return
-        self.journal.outcome(seq, Outcome("done", dst))
+        self.journal.outcome(seq, Outcome(Ending.DONE, dst))
         self.result(item, Status.DONE, destination=dst)
-        if (record_path := _record_path(item, self.plan.archive_dir)) is not None:
-            self.unindex.add((item.run, record_path))
+        if intent.record_path is not None:
+            self.unindex.add((item.run, intent.record_path))
+
+
+def _is_the_file(path: Path, intent: Intent) -> bool:
+    try:
+        info = os.lstat(path)
+        return (
+            stat.S_ISREG(info.st_mode)
+            and info.st_size == intent.size
+            and hash_file(path) == intent.sha256
+        )
+    except OSError:
+        return False
+
+
+def _keep_mtime(path: Path, mtime_ns: int | None) -> None:
+    """A restored file has the mtime it had when apply moved it (a trash copy may not)."""
+    if mtime_ns is None:
+        return
+    info = os.lstat(path)
+    if info.st_mtime_ns != mtime_ns:
+        os.utime(path, ns=(info.st_atime_ns, mtime_ns), follow_symlinks=False)
 
 
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
     """Put back what the plan lists. Call with the lock held."""
-    journal = Journal.start(
-        state,
-        "undo",
-        plans_dir=plan.plans_dir,
-        archive_dir=plan.archive_dir,
-        undoes=list(plan.runs),
-    )
+    journal = Journal.start(state, RunKind.UNDO, plan.plans_dir, plan.archive_dir, undoes=plan.runs)
     undoer = _Undoer(journal, plan)
     for items in _groups(plan.items).values():
         undoer.run_group(items)
     undoer.flush()
-    if undoer.unindex and plan.archive_dir.is_dir():
-        remove_from_index(plan.archive_dir, undoer.unindex)
-        write_index_md(plan.archive_dir)
+    problems = (
+        update_index(state, plan.archive_dir, removes=undoer.unindex) if undoer.unindex else []
+    )
     journal.close(state)
     return RunReport(
-        "undo", plan.plans_dir, plan.archive_dir, journal.path.name, tuple(undoer.results)
+        RunKind.UNDO,
+        plan.plans_dir,
+        plan.archive_dir,
+        journal.path.name,
+        tuple(undoer.results),
+        problems=tuple(problems),
     )

@@ -83,6 +83,11 @@ def scan_document(report: ScanReport) -> dict[str, Any]:
         "decided_by": decided_by(report),
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
         "notes": list(report.notes),
+        "proposal": (
+            None
+            if report.proposal is None
+            else {"id": report.proposal, "scanned_at": report.now.isoformat()}
+        ),
     }
     if report.retention is not None:
         document["cleanup_period_days"] = report.retention.days

@@ -83,6 +83,14 @@ def decided_by_line(report: ScanReport) -> str | None:
     return "Decided by: " + ", ".join(f"{count} {basis}" for basis, count in counts.items())
 
 
+def proposal_line(report: ScanReport) -> str:
+    """Which proposal this report is, so apply can be held to it."""
+    if report.proposal is None:
+        return "This scan was not recorded: apply needs --rescan to act on it."
+    when = report.now.strftime("%Y-%m-%d %H:%M")
+    return f"Proposal {report.proposal} ({when}): clarity apply --proposal {report.proposal}"
+
+
 def project_text(project: str | None) -> str:
     """A project's folder as a person reads it: under their home as ~."""
     if project is None:

@@ -17,6 +17,7 @@ from clarity.render.layout import (
     format_size,
     header_line,
     project_text,
+    proposal_line,
     reason_text,
     sections,
     summary_line,
@@ -65,6 +66,7 @@ def scan_markdown(report: ScanReport) -> str:
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
+        proposal_line(report),
         *cleanup_lines(report),
         *report.notes,
         *agent_lines(report.agent),

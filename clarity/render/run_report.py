@@ -6,6 +6,7 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from clarity.executor.records import RunKind
 from clarity.executor.results import RunReport, Status
 from clarity.render.json_report import SCHEMA_VERSION, agent_document
 from clarity.render.layout import agent_lines, display_name
@@ -26,7 +27,7 @@ def preview_lines(preview: ApplyPreview) -> list[str]:
     groups = preview.groups
     archive = [g for g in groups if g.action.value == "archive"]
     trash = [g for g in groups if g.action.value == "trash"]
-    lines = [f"clarity apply: the scan of {preview.proposal.scanned_at:%Y-%m-%d %H:%M}"]
+    lines = [f"clarity apply: the scan {preview.proposal.label}"]
     if preview.resumed:
         lines[0] += " (resuming: an interrupted apply already did part of it)"
     for title, chosen, where in (
@@ -72,6 +73,7 @@ def summary_line(report: RunReport) -> str:
 
 def result_lines(report: RunReport) -> list[str]:
     lines = list(report.notes)
+    lines += [f"FAILED    {problem}" for problem in report.problems]
     done = [r for r in report.results if r.status is Status.DONE]
     for result in done[:DONE_LINES]:
         where = f" -> {display_name(os.fsdecode(result.destination))}" if result.destination else ""
@@ -87,7 +89,7 @@ def result_lines(report: RunReport) -> list[str]:
     lines += agent_lines(report.agent)
     if report.run is not None:
         lines.append(summary_line(report))
-        if report.kind != "undo" and done:
+        if report.kind is not RunKind.UNDO and done:
             lines.append("Changed your mind? clarity undo puts everything back.")
     return lines
 
@@ -117,5 +119,7 @@ def run_document(report: RunReport) -> dict[str, Any]:
         ],
         "counts": report.counts(),
         "notes": list(report.notes),
+        "problems": list(report.problems),
+        "proposal": report.proposal,
         **({"agent": agent_document(report.agent)} if report.agent is not None else {}),
     }

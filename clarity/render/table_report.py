@@ -19,6 +19,7 @@ from clarity.render.layout import (
     format_size,
     header_line,
     project_text,
+    proposal_line,
     reason_text,
     sections,
     summary_line,
@@ -108,6 +109,7 @@ def print_scan(report: ScanReport, console: Console) -> None:
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
+        proposal_line(report),
         *cleanup_lines(report),
         *report.notes,
         *agent_lines(report.agent),

@@ -1,0 +1,162 @@
+"""Keeping the archive's index in step with the moves, without ever wedging on it.
+
+The index (index.jsonl, and INDEX.md made from it) says what the archive
+holds; the plans themselves are safe whether it is written or not. So a
+change the index cannot take (a full disk, a folder where index.jsonl should
+be, a file there that is not clarity's) never stops a run: the change is kept
+in the state folder (`index-pending.jsonl`) and made by the next run that
+touches this archive, and the run says what is left and how to unblock it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from clarity import validate
+from clarity.archive import (
+    INDEX_JSONL,
+    IndexLine,
+    NotOurs,
+    change_index,
+    check_record,
+    record_key,
+    write_index_md,
+)
+from clarity.fsio import write_atomic
+from clarity.state import DirState
+
+Key = tuple[str, str]  # (run, path): an index record's identity
+
+
+def _pending_file(state: DirState) -> Path:
+    return state.root / "index-pending.jsonl"
+
+
+class _Pending(NamedTuple):
+    adds: list[dict[str, Any]]
+    removes: set[Key]
+    others: list[bytes]  # changes left for another archive dir, kept as they are
+
+
+def _load_pending(state: DirState, archive_dir: Path) -> _Pending:
+    """Index changes an earlier run could not make in this archive; damaged lines dropped."""
+    left = _Pending([], set(), [])
+    try:
+        data = _pending_file(state).read_bytes()
+    except OSError:
+        return left
+    for raw in data.splitlines():
+        try:
+            entry = validate.record(json.loads(raw))
+            if validate.text(entry, "archive_dir") != os.fsdecode(archive_dir):
+                left.others.append(raw)
+            elif "add" in entry:
+                left.adds.append(check_record(entry["add"]))
+            elif "remove" in entry:
+                run, path = validate.strings(entry, "remove")
+                left.removes.add((run, path))
+        except (ValueError, RecursionError):
+            continue  # a damaged pending change: the archive's files say what is there
+    return left
+
+
+def _save_pending(state: DirState, archive_dir: Path, left: _Pending) -> None:
+    folder = os.fsdecode(archive_dir)
+    lines = [json.dumps({"archive_dir": folder, "add": record}) for record in left.adds]
+    lines += [
+        json.dumps({"archive_dir": folder, "remove": list(key)}) for key in sorted(left.removes)
+    ]
+    data = b"".join(raw + b"\n" for raw in left.others)
+    data += "".join(line + "\n" for line in lines).encode("ascii")
+    path = _pending_file(state)
+    if data:
+        write_atomic(path, data)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def flush_pending(state: DirState) -> list[str]:
+    """Make the index changes earlier runs left, in every archive they were for."""
+    try:
+        data = _pending_file(state).read_bytes()
+    except OSError:
+        return []
+    folders: set[str] = set()
+    for raw in data.splitlines():
+        try:
+            folders.add(validate.text(validate.record(json.loads(raw)), "archive_dir"))
+        except (ValueError, RecursionError):
+            continue
+    if not folders:
+        _pending_file(state).unlink(missing_ok=True)  # nothing usable in it
+    return [line for folder in sorted(folders) for line in update_index(state, Path(folder))]
+
+
+def update_index(
+    state: DirState,
+    archive_dir: Path,
+    adds: Iterable[dict[str, Any]] = (),
+    removes: Collection[Key] = (),
+    *,
+    render: bool = True,
+) -> list[str]:
+    """Make these changes (and any left pending) to the index; what could not be done.
+
+    Never raises for the index's sake: a change that fails is kept for the
+    next run, and the returned lines say so.
+    """
+    left = _load_pending(state, archive_dir)
+    all_removes = left.removes | set(removes)
+    all_adds = [r for r in [*left.adds, *adds] if record_key(r) not in all_removes]
+    problems: list[str] = []
+    try:
+        lines = change_index(archive_dir, all_adds, all_removes)
+    except OSError as error:
+        try:
+            _save_pending(state, archive_dir, _Pending(all_adds, all_removes, left.others))
+        except OSError as save_error:
+            problems.append(f"and the change could not be kept for later: {save_error}")
+        what = f"{len(all_adds)} record(s) to add, {len(all_removes)} to remove"
+        return [
+            f"the archive's index {archive_dir / INDEX_JSONL} was not updated "
+            f"({_why(error)}); the plans themselves are in place. Fix that and run clarity "
+            f"apply, archive or undo again: it makes the change left ({what})",
+            *problems,
+        ]
+    if left.adds or left.removes:
+        _save_pending(state, archive_dir, _Pending([], set(), left.others))
+    if render:
+        problems += _render(archive_dir, lines)
+    return problems
+
+
+def _render(archive_dir: Path, lines: list[IndexLine]) -> list[str]:
+    from clarity.render.archive_index import index_markdown
+
+    records = [line.record for line in lines if line.record is not None]
+    damaged = [line for line in lines if line.record is None]
+    problems = [
+        f"{archive_dir / INDEX_JSONL} line {line.number} is damaged ({line.problem}); "
+        "kept as it is, and left out of INDEX.md"
+        for line in damaged[:3]
+    ]
+    if len(damaged) > 3:
+        problems.append(f"... and {len(damaged) - 3} more damaged lines in it")
+    try:
+        write_index_md(archive_dir, index_markdown(records))
+    except OSError as error:
+        problems.append(
+            f"the archive's INDEX.md was not rewritten ({_why(error)}); index.jsonl is "
+            "up to date. Remove or rename that INDEX.md to let clarity write its own"
+        )
+    return problems
+
+
+def _why(error: OSError) -> str:
+    text = error.strerror or str(error)
+    where = f": {error.filename}" if error.filename else ""
+    return f"{text}{where}" if not isinstance(error, NotOurs) else f"{error.filename} is {text}"
