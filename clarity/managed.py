@@ -4,13 +4,16 @@ Each ends with a stamp line holding the sha256 of everything above it. A file
 whose stamp still matches is clarity's, untouched: it may be replaced or
 removed. A file without a matching stamp was edited by someone (or was never
 clarity's): it is left alone unless the user says --force, and even then the
-old text is kept beside it as `<name>.bak`.
+old text is kept beside it as `<name>.bak` (or `.bak.2`, `.bak.3`, ... : an earlier
+backup is never replaced).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import shutil
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -19,6 +22,7 @@ from clarity.errors import ClarityError
 from clarity.fsio import write_atomic
 
 _STAMP = re.compile(r"clarity-managed sha256:([0-9a-f]{64})")
+_MOST_BACKUPS = 1000  # name.bak ... name.bak.1000
 
 
 class CommentStyle(StrEnum):
@@ -86,19 +90,50 @@ def _write(path: Path, text: str) -> None:
         ) from None
 
 
-def _keep_aside(path: Path) -> Path:
-    backup = path.with_name(path.name + ".bak")
+def _claim(path: Path, backup: Path) -> bool:
+    """Put path's content at backup unless something is there already: the name is taken
+    by one system call that fails if it exists, so no race can replace a backup."""
     try:
-        path.replace(backup)
-    except OSError as error:
-        raise ClarityError(f"cannot keep {path} as {backup}: {error.strerror or error}") from None
-    return backup
+        os.link(path, backup)
+        return True
+    except FileExistsError:
+        return False
+    except OSError:
+        pass  # a file system without hard links: create it exclusively, then copy
+    try:
+        with path.open("rb") as source, backup.open("xb") as out:
+            shutil.copyfileobj(source, out)
+    except FileExistsError:
+        return False
+    shutil.copystat(path, backup)
+    return True
+
+
+def _keep_aside(path: Path) -> Path:
+    """Move path to the first free name of name.bak, name.bak.2, name.bak.3, ...:
+    an earlier backup (the user's text of an earlier --force) is never replaced."""
+    for number in range(1, _MOST_BACKUPS + 1):
+        backup = path.with_name(path.name + (".bak" if number == 1 else f".bak.{number}"))
+        try:
+            if not _claim(path, backup):
+                continue
+            path.unlink()
+        except OSError as error:
+            raise ClarityError(
+                f"cannot keep {path} as {backup}: {error.strerror or error}"
+            ) from None
+        return backup
+    raise ClarityError(
+        f"{path} has {_MOST_BACKUPS} backups beside it already; remove the ones you do not "
+        "need, then try again"
+    )
 
 
 def _edited(path: Path, what: str) -> ClarityError:
     return ClarityError(
         f"{path} was changed since clarity wrote it (or is not clarity's); "
-        f"clarity leaves it alone: use --force to {what} it (your text is kept as {path.name}.bak)"
+        f"clarity leaves it alone: use --force to {what} it (your text is kept beside it as "
+        f"{path.name}.bak, or .bak.2, .bak.3, ... if that is taken)"
     )
 
 

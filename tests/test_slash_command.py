@@ -192,3 +192,26 @@ def test_an_unwritable_commands_dir_is_one_line(cli, isolated_home: Path):
     assert result.stderr.startswith("clarity: error: cannot read")
     assert "Not a directory; fix or move it" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_forced_installs_never_replace_an_earlier_backup(cli, command_file: Path):
+    cli("install-command")
+    first = command_file.read_text() + "My first edit.\n"
+    command_file.write_text(first)
+    assert "clarity.md.bak)" in cli("install-command", "--force").stdout
+    second = command_file.read_text() + "My second edit.\n"
+    command_file.write_text(second)
+
+    again = cli("install-command", "--force")
+
+    assert again.exit_code == 0
+    assert f"(the old text is kept as {command_file.with_name('clarity.md.bak.2')})" in again.stdout
+    assert command_file.with_name("clarity.md.bak").read_text() == first
+    assert command_file.with_name("clarity.md.bak.2").read_text() == second
+    third = command_file.read_text() + "My third edit.\n"
+    command_file.write_text(third)
+    removed = cli("uninstall-command", "--force")
+    assert f"kept as {command_file.with_name('clarity.md.bak.3')}" in removed.stdout
+    assert command_file.with_name("clarity.md.bak.3").read_text() == third
+    assert command_file.with_name("clarity.md.bak").read_text() == first
+    assert not command_file.exists()

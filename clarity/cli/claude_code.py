@@ -16,7 +16,8 @@ ProjectOption = Annotated[
     typer.Option("--project", help="The current project's .claude/commands/ instead of your own."),
 ]
 ForceOption = Annotated[
-    bool, typer.Option("--force", help="Even over your edits (kept as clarity.md.bak).")
+    bool,
+    typer.Option("--force", help="Even over your edits (kept as clarity.md.bak, .bak.2, ...)."),
 ]
 
 _SAID = {

@@ -54,12 +54,12 @@ def install(
 
     check_plans_dir(settings)
     state = state_dir()
+    job = make_job(mode, clarity_argv(), settings, os.environ, state)  # refuses before writing
+    chosen = choose(scheduler)
     try:
         state.mkdir(parents=True, exist_ok=True)  # the scheduler appends to a log in it
     except OSError as error:
         raise ClarityError(f"cannot create {state}: {error.strerror or error}") from None
-    job = make_job(mode, clarity_argv(), settings, os.environ, state)
-    chosen = choose(scheduler)
     outcome = chosen.install(job)
     said = "already installed, unchanged" if outcome.value == "unchanged" else outcome.value
     lines = [

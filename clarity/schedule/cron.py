@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import shlex
+
+from clarity.errors import ClarityError
 from clarity.managed import Outcome
 from clarity.schedule import HOUR, MINUTE, WEEKDAY
 from clarity.schedule.job import Job
 from clarity.schedule.tool import Tool
+
+# Vixie/ISC cron (Debian, Ubuntu, macOS, the BSDs) reads at most this many bytes of a
+# command and silently drops the rest: a cut line could run without its last options.
+MAX_COMMAND = 999
 
 BEGIN = "# >>> clarity schedule (managed by clarity: `clarity schedule remove` takes it out) >>>"
 END = "# <<< clarity schedule <<<"
@@ -51,8 +58,28 @@ def split_block(text: str) -> tuple[list[str], list[str]]:
     return own, block
 
 
+def cron_word(word: str) -> str:
+    """word for the /bin/sh that cron hands a line to. Cron first ends the command at an
+    unescaped % (the rest becomes stdin) and turns \\% into %: so each % is written \\%
+    between sh-quoted pieces, where its backslash cannot pair with one of the word's own."""
+    return "\\%".join(shlex.quote(piece) for piece in word.split("%"))
+
+
+def command_for(job: Job) -> str:
+    command = job.shell(cron_word)
+    size = len(command.encode("utf-8"))
+    if size > MAX_COMMAND:
+        raise ClarityError(
+            f"the cron command would be {size} bytes, and cron reads only {MAX_COMMAND} "
+            "(it silently cuts the rest); nothing was installed: use shorter paths "
+            "(the plans, archive and state dirs, and where clarity is installed), "
+            "or --scheduler systemd"
+        )
+    return command
+
+
 def block_for(job: Job) -> list[str]:
-    return [BEGIN, f"{MINUTE} {HOUR} * * {WEEKDAY} {job.shell()}", END]
+    return [BEGIN, f"{MINUTE} {HOUR} * * {WEEKDAY} {command_for(job)}", END]
 
 
 class Cron:

@@ -19,6 +19,8 @@ def plist_path() -> Path:
 
 
 def plist_text(job: Job) -> str:
+    """The agent as XML: plistlib escapes &, < and >, and launchd passes every string as
+    it is (no shell, no expansion); the Job has refused what XML 1.0 cannot hold."""
     agent: dict[str, object] = {
         "Label": LABEL,
         "ProgramArguments": list(job.argv),

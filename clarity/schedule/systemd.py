@@ -26,17 +26,53 @@ def _specifiers(text: str) -> str:
     return text.replace("%", "%%")  # systemd expands %x in most settings
 
 
+def _quoted(text: str) -> str:
+    """One word in systemd.syntax(7)'s double quotes (C escapes for \\ and \")."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def quote(word: str) -> str:
-    """One ExecStart= word: systemd's quoting, with % and $ taken literally."""
+    """One ExecStart= argument: systemd's quoting, with % and $ taken literally."""
     word = _specifiers(word).replace("$", "$$")
     if word and not re.search(r"[\s\"'\\;]", word):
         return word
-    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return _quoted(word)
+
+
+def _executable(path: str) -> str:
+    """ExecStart='s command: systemd refuses quotes and backslashes in its path, and would
+    run the path as written but expand $ in the argv[0] it passes: no quoting serves both."""
+    bad = sorted(set(path) & set("\"'\\$"))
+    if bad:
+        raise ClarityError(
+            f"systemd cannot run clarity from {path}: systemd refuses or expands "
+            f"{' and '.join(bad)} in a command's path; nothing was installed: install "
+            "clarity in a folder without them, or use --scheduler cron"
+        )
+    word = _specifiers(path)
+    return word if not re.search(r"[\s;]", word) else _quoted(word)
+
+
+def _assignment(name: str, value: str) -> str:
+    """One Environment= word: unquoted and its % specifiers expanded, but never $."""
+    return _quoted(_specifiers(f"{name}={value}"))
+
+
+def _log_path(log: Path) -> str:
+    """The path after append:, taken literally but for % specifiers; systemd ignores the
+    setting (and logs to the journal) unless the path is absolute and normalized."""
+    if not log.is_absolute() or {".", ".."} & set(log.parts):
+        raise ClarityError(
+            f"systemd cannot append to the log file {log}: it must be an absolute path "
+            "without . or .. in it; nothing was installed: set XDG_STATE_HOME to such a "
+            "folder, or use --scheduler cron"
+        )
+    return _specifiers(str(log))
 
 
 def service_text(job: Job) -> str:
-    environment = [f"Environment={quote(f'{name}={value}')}" for name, value in job.env]
-    log = _specifiers(str(job.log))
+    log = _log_path(job.log)
+    command = [_executable(job.argv[0]), *(quote(word) for word in job.argv[1:])]
     return "\n".join(
         [
             "[Unit]",
@@ -44,8 +80,8 @@ def service_text(job: Job) -> str:
             "",
             "[Service]",
             "Type=oneshot",
-            *environment,
-            "ExecStart=" + " ".join(quote(word) for word in job.argv),
+            *(f"Environment={_assignment(name, value)}" for name, value in job.env),
+            "ExecStart=" + " ".join(command),
             f"StandardOutput=append:{log}",
             f"StandardError=append:{log}",
             "",
