@@ -22,4 +22,8 @@ def parse_now(text: str | None) -> datetime:
         raise ClarityError(
             f"--now: {text!r} is not an ISO-8601 date-time; write e.g. 2026-11-21T10:00:00+00:00"
         ) from None
+    if not 1 < moment.year < 9999:  # a day either side must still be a date
+        from clarity.errors import ClarityError
+
+        raise ClarityError(f"--now: {text!r} is out of range; give a moment in years 2 to 9998")
     return moment if moment.tzinfo is not None else moment.astimezone()

@@ -63,7 +63,10 @@ def _markers(value: Any) -> tuple[str, ...]:
 def _path(value: Any) -> Path:
     if not isinstance(value, str | Path) or not str(value).strip():
         raise ValueError("must be a path")
-    return Path(value).expanduser()
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        raise ValueError(f"{value}: names a user this machine does not have") from None
 
 
 def _flag(value: Any) -> bool:

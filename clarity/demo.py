@@ -45,6 +45,8 @@ def sample_plans(sample: Path | None = None) -> list[SamplePlan]:
 def _target(directory: Path | None) -> Path:
     if directory is None:
         return Path(tempfile.mkdtemp(prefix="clarity-demo-")) / "plans"
+    if directory.is_symlink() and not directory.exists():
+        raise ClarityError(f"--dir {directory} is a link to nothing; give a new or empty folder")
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise ClarityError(f"--dir {directory} must be a new or empty directory")
     return directory
@@ -54,7 +56,12 @@ def lay_out_sample(directory: Path | None, now: datetime) -> Path:
     """Copy the sample plans into directory and give each its age as of now."""
     sample = sample_dir()
     target = _target(directory)
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ClarityError(
+            f"--dir {target}: {error.strerror or error}; give a new or empty folder"
+        ) from None
     for plan in sample_plans(sample):
         destination = target / plan.name
         shutil.copyfile(sample / "plans" / plan.name, destination)

@@ -87,6 +87,38 @@ def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
     )
 
 
+def _text_or_none(value: object) -> bool:
+    return value is None or type(value) is str
+
+
+def _well_formed(entry: object) -> bool:
+    """An entry of the shape clarity writes. The digest proves the file whole, not that
+    clarity wrote it: a forged cache is read again from the plans, never trusted."""
+    if type(entry) is not tuple or len(entry) != 12:
+        return False
+    size, mtime_ns, inode, ctime_ns, mtime, title, last, status, pinned, warnings, sha, said = entry
+    return (
+        all(type(value) is int for value in (size, mtime_ns, inode, ctime_ns))
+        and type(mtime) is float
+        and _text_or_none(title)
+        and _text_or_none(last)
+        and _text_or_none(status)
+        and type(pinned) is bool
+        and type(warnings) is tuple
+        and all(type(warning) is str for warning in warnings)
+        and (sha is None or (type(sha) is str and len(sha) == 64))
+        and (
+            said is None
+            or (
+                type(said) is tuple
+                and len(said) == 2
+                and type(said[0]) is str
+                and type(said[1]) is bool
+            )
+        )
+    )
+
+
 def _facts(name: str, folder: Path, entry: Entry) -> PlanFacts:
     (
         size,
@@ -155,7 +187,7 @@ class FactsCache:
     def recall(self, name: str, folder: Path, info: os.stat_result) -> PlanFacts | None:
         """The facts of name if the file is as it was when they were read (info: its lstat)."""
         entry = self._known.get(name)
-        if entry is None or _stamp(entry) != FileStamp.of(info):
+        if entry is None or not _well_formed(entry) or _stamp(entry) != FileStamp.of(info):
             return None
         self._kept[name] = entry
         return _facts(name, folder, entry)

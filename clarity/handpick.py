@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from clarity.errors import ClarityError
+from clarity.locations import expand_home
 from clarity.model import Action, PlanClass, ScanReport, Verdict
 from clarity.proposal import Proposal, proposal_of, proposed_group
 
@@ -20,7 +21,7 @@ def _plan_name(value: str, plans_dir: Path) -> str:
     text = value.strip()
     if not text:
         raise ClarityError("an empty plan name was given; name plans as they appear in the scan")
-    path = Path(text).expanduser()
+    path = expand_home(text)
     if path.parent != Path() and os.path.realpath(path.parent) != os.path.realpath(plans_dir):
         raise ClarityError(f"{text} is not in the plans directory {plans_dir}; name a plan there")
     return path.name if path.name.endswith(".md") else f"{path.name}.md"

@@ -8,10 +8,23 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from clarity.errors import ClarityError
 from clarity.model import Retention
 
 APP_NAME = "clarity"
 _PROJECT_SETTINGS = ("settings.local.json", "settings.json")  # local overrides shared
+
+
+def expand_home(path: str | Path) -> Path:
+    """`~` and `~user` expanded; an unknown user is one clear line, not a RuntimeError."""
+    path = Path(path)
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        user = str(path).split("/", 1)[0]
+        raise ClarityError(
+            f"{path}: {user} names no user on this machine; write the path out in full"
+        ) from None
 
 
 class Located(NamedTuple):
@@ -21,7 +34,7 @@ class Located(NamedTuple):
 
 def claude_config_dir(env: Mapping[str, str]) -> Path:
     configured = env.get("CLAUDE_CONFIG_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+    return expand_home(configured) if configured else Path.home() / ".claude"
 
 
 def _claude_setting(settings_file: Path, key: str) -> Any:
@@ -67,7 +80,7 @@ def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:
             value = _plans_directory_setting(settings_file)
             if value is None:
                 continue
-            resolved = (root / Path(value).expanduser()).resolve()
+            resolved = (root / expand_home(value)).resolve()
             if not resolved.is_relative_to(root.resolve()):
                 return None
             return Located(resolved, f"plansDirectory in {settings_file}")
@@ -110,4 +123,4 @@ def state_dir() -> Path:
 def absolute(path: Path) -> Path:
     """Absolute, with ~ expanded, without resolving links (the user's spelling)."""
     # not Path.resolve(): a plans dir reached through a link keeps the user's path
-    return Path(os.path.abspath(path.expanduser()))  # noqa: PTH100
+    return Path(os.path.abspath(expand_home(path)))  # noqa: PTH100

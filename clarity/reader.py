@@ -40,6 +40,11 @@ _OPEN_FLAGS = (
 )
 
 
+# Dates a report can print and a quarter folder can name (datetime spans years 1 to 9999).
+_EARLIEST_MTIME = -62_135_596_800.0 + 2 * 86_400  # 0001-01-03
+_LATEST_MTIME = 253_402_300_799.0 - 2 * 86_400  # 9999-12-29
+
+
 class NotARegularFile(Exception):
     pass
 
@@ -327,7 +332,12 @@ def read_plans_dir(
                 continue
             if entry.is_dir(follow_symlinks=False):
                 continue
-            plans.append(_plan_facts(entry, plans_dir, cache))
+            facts = _plan_facts(entry, plans_dir, cache)
+            if not _EARLIEST_MTIME <= facts.mtime <= _LATEST_MTIME:
+                reason = "modification time out of range (past year 9999?); set it with touch"
+                skipped.append(Skipped(plans_dir / entry.name, reason))
+                continue
+            plans.append(facts)
         except NotARegularFile:
             skipped.append(Skipped(plans_dir / entry.name, "not a regular file"))
         except FileNotFoundError:

@@ -66,8 +66,8 @@ def _settle(state: DirState) -> tuple[list[str], Runs]:
     notes = recover(state)
     runs = load_runs(state)
     notes += runs.notes
-    notes += flush_pending(state)
-    return notes, runs
+    index = flush_pending(state)
+    return [*notes, *index.failed, *index.notes], runs
 
 
 def _nothing_done(kind: RunKind, settings: Settings, notes: Iterable[str], note: str) -> RunReport:

@@ -12,7 +12,7 @@ from clarity.classifier import Evidence, Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.facts_cache import FactsCache
-from clarity.locations import claude_retention
+from clarity.locations import claude_retention, expand_home
 from clarity.markers import compile_markers
 from clarity.model import NO_SESSIONS, PlanSessions, ScanReport, Verdict
 from clarity.progress import Progress
@@ -44,7 +44,7 @@ def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]
     for value in values:
         if not value.strip():
             continue
-        path = Path(value.strip()).expanduser()
+        path = expand_home(value.strip())
         if path.parent == Path() or os.path.realpath(path.parent) == real_plans_dir:
             names.add(path.name)
     return frozenset(names)

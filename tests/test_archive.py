@@ -76,7 +76,7 @@ def test_index_md_is_newest_first_grouped_by_quarter(tmp_path: Path) -> None:
         _record("nov.md", "2026-11-02T00:00:00+00:00"),
         _record("oct.md", "2026-10-20T00:00:00+00:00"),
     ]
-    assert update_index(state, tmp_path, records) == []
+    assert update_index(state, tmp_path, records) == ([], [])
     text = (tmp_path / "INDEX.md").read_text()
     order = [text.index(marker) for marker in ("## 2026-Q4", "NOV.MD", "OCT.MD", "## 2026-Q3")]
     assert order == sorted(order)

@@ -8,6 +8,7 @@ archive, config, demo), `claude_code` (the /clarity slash command) and
 from __future__ import annotations
 
 import copy
+import errno
 import gc
 import os
 import sys
@@ -21,7 +22,7 @@ from clarity.cli import plans  # noqa: F401
 from clarity.cli import claude_code, schedule  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
-from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, ClarityError
 
 __all__ = ["app", "main"]
 
@@ -45,6 +46,25 @@ def _group_for(argv: list[str]) -> typer.core.TyperGroup:
     lean = copy.copy(app)
     lean.registered_commands = wanted
     return typer.main.get_group(lean)
+
+
+_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_ACCESS = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _os_error_line(error: OSError) -> str:
+    """What the system refused, on which file, and what to do about it."""
+    where = f" ({error.filename})" if error.filename else ""
+    if error.errno in _SPACE:
+        hint = "free some space (or raise the file size limit) and run it again"
+    elif error.errno in _ACCESS:
+        hint = "make it writable (or point clarity elsewhere) and run it again"
+    else:
+        hint = "fix that and run it again"
+    return (
+        f"{error.strerror or error}{where}; {hint}: "
+        "a run this cut short is finished or rolled back by the next one"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0  # the reader went away (clarity scan | head): nothing left to say
+    except OSError as error:  # the machine's doing (a full disk, a file size limit, ...)
+        sys.stderr.write(f"clarity: error: {one_line(_os_error_line(error))}\n")
+        return EXIT_USAGE
     except Exception as error:
         if os.environ.get("CLARITY_DEBUG"):
             raise

@@ -130,7 +130,9 @@ def scan(
 
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
-    where = None if project is None else project.expanduser().absolute()
+    from clarity.locations import expand_home
+
+    where = None if project is None else expand_home(project).absolute()
     try:
         report = _scan_and_record(
             settings, parse_now(now), current_values(current), session, bar, where, record
@@ -138,7 +140,7 @@ def scan(
     finally:
         bar.close()
     if output is not None:
-        save_scan_report(report, chosen_format, output.expanduser())
+        save_scan_report(report, chosen_format, expand_home(output))
         note(f"report written to {output}")
         return
     print_scan_report(report, chosen_format)

@@ -59,6 +59,7 @@ def apply_groups(
         proposal.archive_dir,
         journal.path.name,
         tuple(mover.results),
+        notes=tuple(mover.notes),
         problems=tuple(mover.problems),
     )
 

@@ -79,12 +79,12 @@ def _save_pending(state: DirState, archive_dir: Path, left: _Pending) -> None:
         path.unlink(missing_ok=True)
 
 
-def flush_pending(state: DirState) -> list[str]:
+def flush_pending(state: DirState) -> IndexReport:
     """Make the index changes earlier runs left, in every archive they were for."""
     try:
         data = _pending_file(state).read_bytes()
     except OSError:
-        return []
+        return NOTHING
     folders: set[str] = set()
     for raw in data.splitlines():
         try:
@@ -93,7 +93,21 @@ def flush_pending(state: DirState) -> list[str]:
             continue
     if not folders:
         _pending_file(state).unlink(missing_ok=True)  # nothing usable in it
-    return [line for folder in sorted(folders) for line in update_index(state, Path(folder))]
+    report = NOTHING
+    for folder in sorted(folders):
+        report = report.merged(update_index(state, Path(folder)))
+    return report
+
+
+class IndexReport(NamedTuple):
+    failed: list[str]  # changes the index could not take (kept for the next run)
+    notes: list[str]  # damage found in it, left as it was
+
+    def merged(self, other: IndexReport) -> IndexReport:
+        return IndexReport(self.failed + other.failed, self.notes + other.notes)
+
+
+NOTHING = IndexReport([], [])
 
 
 def update_index(
@@ -103,7 +117,7 @@ def update_index(
     removes: Collection[Key] = (),
     *,
     render: bool = True,
-) -> list[str]:
+) -> IndexReport:
     """Make these changes (and any left pending) to the index; what could not be done.
 
     Never raises for the index's sake: a change that fails is kept for the
@@ -121,39 +135,38 @@ def update_index(
         except OSError as save_error:
             problems.append(f"and the change could not be kept for later: {save_error}")
         what = f"{len(all_adds)} record(s) to add, {len(all_removes)} to remove"
-        return [
+        failed = (
             f"the archive's index {archive_dir / INDEX_JSONL} was not updated "
             f"({_why(error)}); the plans themselves are in place. Fix that and run clarity "
-            f"apply, archive or undo again: it makes the change left ({what})",
-            *problems,
-        ]
+            f"apply, archive or undo again: it makes the change left ({what})"
+        )
+        return IndexReport([failed, *problems], [])
     if left.adds or left.removes:
         _save_pending(state, archive_dir, _Pending([], set(), left.others))
-    if render:
-        problems += _render(archive_dir, lines)
-    return problems
+    return _render(archive_dir, lines) if render else NOTHING
 
 
-def _render(archive_dir: Path, lines: list[IndexLine]) -> list[str]:
+def _render(archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
     from clarity.render.archive_index import index_markdown
 
     records = [line.record for line in lines if line.record is not None]
     damaged = [line for line in lines if line.record is None]
-    problems = [
+    notes = [
         f"{archive_dir / INDEX_JSONL} line {line.number} is damaged ({line.problem}); "
         "kept as it is, and left out of INDEX.md"
         for line in damaged[:3]
     ]
     if len(damaged) > 3:
-        problems.append(f"... and {len(damaged) - 3} more damaged lines in it")
+        notes.append(f"... and {len(damaged) - 3} more damaged lines in it")
     try:
         write_index_md(archive_dir, index_markdown(records))
     except OSError as error:
-        problems.append(
+        failed = (
             f"the archive's INDEX.md was not rewritten ({_why(error)}); index.jsonl is "
             "up to date. Remove or rename that INDEX.md to let clarity write its own"
         )
-    return problems
+        return IndexReport([failed], notes)
+    return IndexReport([], notes)
 
 
 def _why(error: OSError) -> str:

@@ -106,6 +106,7 @@ class GroupMover:
     _batch: Batch[_Announced] = field(init=False)  # announced groups not yet moved
     indexed: bool = False  # whether this run archived a group (its index needs writing)
     problems: list[str] = field(default_factory=list)  # index changes left for the next run
+    notes: list[str] = field(default_factory=list)  # damage found in the index
 
     def __post_init__(self) -> None:
         self._batch = Batch(self.journal, self._carry_out)
@@ -305,6 +306,8 @@ class GroupMover:
         A change the index cannot take is kept for the next run (indexing.py).
         """
         if self.records or render:
-            self.problems += update_index(self.state, self.archive_dir, self.records, render=render)
+            report = update_index(self.state, self.archive_dir, self.records, render=render)
+            self.problems += report.failed
+            self.notes += report.notes
             self.indexed = self.indexed or bool(self.records)
             self.records.clear()

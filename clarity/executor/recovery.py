@@ -100,7 +100,7 @@ def _finish_apply(state: DirState, log: RunLog, journal: Journal) -> list[str]:
     mover.flush()
     if archived:
         mover.write_index(render=True)
-    return mover.problems
+    return mover.problems + mover.notes
 
 
 def _finish_undo(state: DirState, log: RunLog) -> list[str]:
@@ -110,7 +110,10 @@ def _finish_undo(state: DirState, log: RunLog) -> list[str]:
         for intent, _ in log.done()
         if intent.from_run is not None and intent.record_path is not None
     }
-    return update_index(state, log.begin.archive_dir, removes=keys) if keys else []
+    if not keys:
+        return []
+    index = update_index(state, log.begin.archive_dir, removes=keys)
+    return index.failed + index.notes
 
 
 def _started(log: RunLog) -> datetime | None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clarity.archive import relative_path
-from clarity.executor.indexing import update_index
+from clarity.executor.indexing import NOTHING, update_index
 from clarity.executor.journal import MOVING_RUNS, Batch, Journal, RunLog
 from clarity.executor.moves import error_text, move_file
 from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind, Skip
@@ -256,9 +256,9 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
     for items in _groups(plan.items).values():
         undoer.run_group(items)
     undoer.flush()
-    problems = (
-        update_index(state, plan.archive_dir, removes=undoer.unindex) if undoer.unindex else []
-    )
+    index = NOTHING
+    if undoer.unindex:
+        index = update_index(state, plan.archive_dir, removes=undoer.unindex)
     journal.close(state)
     return RunReport(
         RunKind.UNDO,
@@ -266,5 +266,6 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
         plan.archive_dir,
         journal.path.name,
         tuple(undoer.results),
-        problems=tuple(problems),
+        notes=tuple(index.notes),
+        problems=tuple(index.failed),
     )

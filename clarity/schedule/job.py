@@ -95,7 +95,8 @@ def make_job(
     if mode is Mode.APPLY:
         argv += ["apply", "--rescan", "--yes"]
     else:
-        argv += ["scan", "--format", "markdown", "--output", str(report_file(state))]
+        # --no-record: nobody reviews this report before an apply; the reviewed scan stays
+        argv += ["scan", "--no-record", "--format", "markdown", "--output", str(report_file(state))]
     argv += ["--plans-dir", str(settings.plans_dir)]
     if settings.sources.get("archive_dir", "").startswith(("option", "env")):
         argv += ["--archive-dir", str(settings.archive_dir)]  # the config file is read at run time
