@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from clarity import output
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+from clarity.printable import printable
 from clarity.progress import Tick
 
 if TYPE_CHECKING:
@@ -37,15 +39,16 @@ def choose_format(json_flag: bool, chosen: Format | None) -> Format:
 
 def print_scan_report(report: ScanReport, output_format: Format) -> None:
     if output_format is Format.TABLE:
-        from rich.console import Console
-
+        from clarity.render.console import plain_console
         from clarity.render.table_report import print_scan
 
-        # No automatic highlighting: the report styles what matters itself, and
-        # rich's highlighter compiles a score of regexes (9 ms of each run).
-        print_scan(report, Console(highlight=False))
+        print_scan(report, plain_console())
+    elif output_format is Format.JSON:
+        from clarity.render.json_report import scan_document
+
+        output.send_json(scan_document(report))
     else:
-        sys.stdout.write(scan_report_text(report, output_format))
+        output.say_text(scan_report_text(report, output_format))
 
 
 def scan_report_text(report: ScanReport, output_format: Format) -> str:
@@ -60,14 +63,12 @@ def scan_report_text(report: ScanReport, output_format: Format) -> str:
         return scan_markdown(report)
     import io
 
-    from rich.console import Console
-
+    from clarity.render.console import plain_console
     from clarity.render.table_report import print_scan
 
     buffer = io.StringIO()
     print_scan(
-        report,
-        Console(file=buffer, width=120, color_system=None, force_terminal=False, highlight=False),
+        report, plain_console(file=buffer, width=120, color_system=None, force_terminal=False)
     )
     return buffer.getvalue()
 
@@ -135,10 +136,11 @@ class ProgressBar:
         if self._progress is None:
             if not self.enabled or time.monotonic() - self.started < self.delay:
                 return
-            from rich.console import Console  # only for a run long enough to need it
-            from rich.progress import Progress
+            from rich.progress import Progress  # only for a run long enough to need it
 
-            console = Console(stderr=True)
+            from clarity.render.console import plain_console
+
+            console = plain_console(stderr=True)
             if not console.is_terminal:
                 self.enabled = False
                 return
@@ -146,7 +148,11 @@ class ProgressBar:
             self._progress.start()
         task = self._tasks.get(label)
         if task is None:
-            self._tasks[label] = self._progress.add_task(label, total=total, completed=done)
+            from rich.markup import escape
+
+            # the description is read as markup: the label shown as it is, escaped
+            shown = escape(printable(label))
+            self._tasks[label] = self._progress.add_task(shown, total=total, completed=done)
         else:
             self._progress.update(task, completed=done)
 
@@ -158,9 +164,7 @@ class ProgressBar:
 
 def ask(lines: list[str], output_format: Format) -> bool:
     to_stderr = output_format is Format.JSON
-    stream = sys.stderr if to_stderr else sys.stdout
-    stream.write("\n".join(lines) + "\n\n")
-    stream.flush()
+    output.say([*lines, ""], err=to_stderr)
     return typer.confirm("Go ahead?", default=False, err=to_stderr)
 
 
@@ -168,11 +172,9 @@ def print_run_report(report: RunReport, output_format: Format) -> int:
     from clarity.render import run_report
 
     if output_format is Format.JSON:
-        from clarity.render.json_report import dumps
-
-        sys.stdout.write(dumps(run_report.run_document(report)))
+        output.send_json(run_report.run_document(report))
     elif output_format is Format.MARKDOWN:
-        sys.stdout.write(run_report.result_markdown(report))
+        output.say_text(run_report.result_markdown(report))
     else:
-        sys.stdout.write("\n".join(run_report.result_lines(report)) + "\n")
+        output.say(run_report.result_lines(report))
     return EXIT_ACTION_FAILED if report.failed else 0

@@ -23,10 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clarity.cli import main
+from clarity.facts_cache import RACY_NS
 from clarity.state import DirState
 from tests.conftest import NOW_ISO, Plan, contents, make_files, trash_files
 from tests.test_apply import PLANS
-from tests.test_facts_cache import RACY_NS, TICK
+from tests.test_facts_cache import TICK
 
 
 def scan(cli, plans_dir: Path, *args: str):

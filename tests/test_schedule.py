@@ -157,7 +157,7 @@ def test_report_mode_only_scans_and_saves_the_markdown_report(
     report = state(isolated_home) / "report.md"
     assert f"report: {report}" in installed.stdout
     line = next(row for row in crontab_text().splitlines() if row.startswith("0 10 "))
-    assert " scan --format markdown --output " in line and " apply" not in line
+    assert " scan --no-record --format markdown --output " in line and " apply" not in line
 
     ran = run_line(line.split(" ", 5)[5], isolated_home)
 
@@ -358,7 +358,7 @@ class Setup:
         report = state / "report.md"
         archive_words = ["--archive-dir", str(archive)]
         self.options = ["--mode", "report", "--plans-dir", str(self.plans), *archive_words]
-        self.argv = ["scan", "--format", "markdown", "--output", str(report)]
+        self.argv = ["scan", "--no-record", "--format", "markdown", "--output", str(report)]
         self.argv += ["--plans-dir", str(self.plans), *archive_words]
         self.unit_dir = Path(self.env["XDG_CONFIG_HOME"]) / "systemd" / "user"
 

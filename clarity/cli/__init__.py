@@ -12,6 +12,7 @@ import errno
 import gc
 import os
 import sys
+from collections.abc import MutableMapping
 
 import typer
 
@@ -19,6 +20,7 @@ import typer
 from clarity.cli import plans  # noqa: F401
 
 # isort: split
+from clarity import output
 from clarity.cli import claude_code, schedule  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
@@ -67,6 +69,21 @@ def _os_error_line(error: OSError) -> str:
     )
 
 
+def usable_terminal_size(environ: MutableMapping[str, str]) -> None:
+    """Drop a COLUMNS or LINES that is not a whole number above 0, so rich and typer measure
+    the terminal (or take 80 columns): at COLUMNS=0 rich drew nothing at all."""
+    for name in ("COLUMNS", "LINES"):
+        value = environ.get(name)
+        if value is None:
+            continue
+        try:
+            usable = int(value) > 0
+        except ValueError:
+            usable = False
+        if not usable:
+            del environ[name]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: every error a user can cause becomes one line and an exit code."""
     # A run is short and what it builds is acyclic (tuples, dicts, strings that
@@ -78,31 +95,43 @@ def main(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")  # an odd file name must not crash a report
+    usable_terminal_size(os.environ)
     args = sys.argv[1:] if argv is None else argv
     try:
+        return _run(args)
+    finally:
+        output.settle()  # what stdout could not take is dropped, not a traceback at exit
+
+
+def _run(args: list[str]) -> int:
+    try:
         result = _group_for(args).main(args=args, prog_name="clarity", standalone_mode=False)
+        output.flush()  # a report that does not fit (a full disk) is an error line here
     except ClarityError as error:
-        sys.stderr.write(f"clarity: error: {one_line(error.message)}\n")
+        output.say([f"clarity: error: {one_line(error.message)}"], err=True)
         return error.exit_code
     except typer.TyperException as error:  # typer's parse errors: bad option, bad value
         hint = " (see clarity --help)" if error.exit_code == 2 else ""
         message = one_line(error.format_message()).rstrip(".")
-        sys.stderr.write(f"clarity: error: {message}{hint}\n")
+        output.say([f"clarity: error: {message}{hint}"], err=True)
         return error.exit_code
     except (KeyboardInterrupt, typer.Abort):
-        sys.stderr.write("clarity: interrupted\n")
+        output.say(["clarity: interrupted"], err=True)
         return 130
-    except BrokenPipeError:
+    except (output.ReaderGone, BrokenPipeError):
         return 0  # the reader went away (clarity scan | head): nothing left to say
     except OSError as error:  # the machine's doing (a full disk, a file size limit, ...)
-        sys.stderr.write(f"clarity: error: {one_line(_os_error_line(error))}\n")
+        output.say([f"clarity: error: {one_line(_os_error_line(error))}"], err=True)
         return EXIT_USAGE
     except Exception as error:
         if os.environ.get("CLARITY_DEBUG"):
             raise
-        sys.stderr.write(
-            f"clarity: internal error: {type(error).__name__}: {one_line(str(error))}; "
-            "please report it (CLARITY_DEBUG=1 shows the traceback)\n"
+        output.say(
+            [
+                f"clarity: internal error: {type(error).__name__}: {one_line(str(error))}; "
+                "please report it (CLARITY_DEBUG=1 shows the traceback)"
+            ],
+            err=True,
         )
         return EXIT_ACTION_FAILED
     return result if isinstance(result, int) else 0

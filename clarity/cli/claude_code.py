@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from clarity.cli.app import app
+from clarity.output import say
 
 ProjectOption = Annotated[
     bool,
@@ -40,7 +40,7 @@ def _path(project: bool) -> Path:
 
 def _say(outcome: str, path: Path, backup: Path | None) -> None:
     kept = f" (the old text is kept as {backup})" if backup is not None else ""
-    sys.stdout.write(f"{_SAID[outcome]}: {path}{kept}\n")
+    say([f"{_SAID[outcome]}: {path}{kept}"])
 
 
 @app.command("install-command")
@@ -52,7 +52,7 @@ def install_command(project: ProjectOption = False, force: ForceOption = False) 
     change = install(_path(project), shell_command(), force=force)
     _say(change.outcome.value, change.path, change.backup)
     if change.outcome.value != "unchanged":
-        sys.stdout.write("In Claude Code, type /clarity to review and tidy your plans.\n")
+        say(["In Claude Code, type /clarity to review and tidy your plans."])
 
 
 @app.command("uninstall-command")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from clarity.output import say
+from clarity.printable import printable
 from clarity.terminal import Format
 
 if TYPE_CHECKING:
@@ -101,8 +102,9 @@ def current_values(current: list[str] | None) -> list[str]:
 def note(line: str | None) -> None:
     """A line for the user on stderr, away from the report on stdout."""
     if line:
-        sys.stderr.write(f"clarity: {one_line(line)}\n")
+        say([f"clarity: {one_line(line)}"], err=True)
 
 
 def one_line(message: str) -> str:
-    return " ".join(message.split())
+    """A message as one line: a newline or ESC in a file name it quotes is shown escaped."""
+    return printable(message.strip())

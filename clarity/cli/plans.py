@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -30,6 +29,7 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
+from clarity.output import say
 from clarity.terminal import (
     Format,
     ProgressBar,
@@ -145,10 +145,8 @@ def scan(
         return
     print_scan_report(report, chosen_format)
     if chosen_format is not Format.JSON and _moves(report) and report.proposal is not None:
-        sys.stderr.write(
-            f"Review the above, then run clarity apply --proposal {report.proposal} "
-            "to carry out exactly this scan.\n"
-        )
+        hint = f"Review the above, then run clarity apply --proposal {report.proposal}"
+        say([f"{hint} to carry out exactly this scan."], err=True)
 
 
 @app.command("config")
@@ -188,9 +186,13 @@ def demo(
     from clarity.scan import scan as run_scan
 
     print_scan_report(run_scan(settings, now), chosen_format)  # not recorded: a throwaway dir
-    sys.stderr.write(
-        f"\nThe sample plans are in {plans_dir}; scan them again with:\n"
-        f"  clarity scan --plans-dir {plans_dir}\n"
+    say(
+        [
+            "",
+            f"The sample plans are in {plans_dir}; scan them again with:",
+            f"  clarity scan --plans-dir {plans_dir}",
+        ],
+        err=True,
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,6 +10,7 @@ import typer
 from clarity.cli.app import app
 from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
 from clarity.errors import ClarityError
+from clarity.output import say
 from clarity.schedule import HOUR, MINUTE, Mode, SchedulerName
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def install(
     ]
     if mode is Mode.REPORT:
         lines.append(f"  report: {report_file(state)}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    say(lines)
     for other in every_scheduler():
         if other.name != chosen.name and _installed(other) is not None:
             note(
@@ -95,14 +95,16 @@ def show() -> None:
 
     found = [(s.name, text) for s in every_scheduler() if (text := _installed(s)) is not None]
     if not found:
-        sys.stdout.write("no clarity schedule is installed; clarity schedule install adds one\n")
+        say(["no clarity schedule is installed; clarity schedule install adds one"])
         return
     for name, text in found:
-        sys.stdout.write(f"{name}:\n{text.rstrip()}\n\n")
+        say([f"{name}:", *text.rstrip().expandtabs(4).split("\n"), ""])  # a plist indents with tabs
     state = state_dir()
-    for label, path in (("log", log_file(state)), ("latest report", report_file(state))):
-        if path.exists():
-            sys.stdout.write(f"{label}: {path}\n")
+    say(
+        f"{label}: {path}"
+        for label, path in (("log", log_file(state)), ("latest report", report_file(state)))
+        if path.exists()
+    )
 
 
 @schedule_app.command("remove")
@@ -114,6 +116,6 @@ def remove(scheduler: SchedulerOption = SchedulerName.AUTO) -> None:
     chosen = every_scheduler() if scheduler is SchedulerName.AUTO else [choose(scheduler)]
     removed = [s.name for s in chosen if s.remove().value == "removed"]
     if removed:
-        sys.stdout.write(f"removed the clarity schedule from {', '.join(removed)}\n")
+        say([f"removed the clarity schedule from {', '.join(removed)}"])
     else:
-        sys.stdout.write("no clarity schedule was installed\n")
+        say(["no clarity schedule was installed"])

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from clarity.printable import one_paragraph, printable, printable_lines
 from clarity.render.layout import display_name, format_size, project_text
+from clarity.render.markdown_report import code
 
 
 def _when(record: dict[str, Any]) -> datetime:
@@ -20,10 +22,16 @@ def _quarter(record: dict[str, Any]) -> str:
     return folder if "/" in str(record.get("path", "")) else "(unfiled)"
 
 
+def _shown(value: Any) -> str:
+    """A name, title or path as one printable line (a newline in a title is shown as \\n,
+    so it cannot end the heading)."""
+    return printable(display_name(str(value)))
+
+
 def _entry(record: dict[str, Any]) -> list[str]:
-    name = display_name(str(record.get("name", "?")))
-    title = record.get("title") or name
-    facts = [f"`{display_name(str(record.get('path')))}`"]
+    name = _shown(record.get("name", "?"))
+    title = _shown(record.get("title") or name)
+    facts = [code(_shown(record.get("path")))]
     if isinstance(record.get("project"), str):
         facts.append(f"project {project_text(record['project'])}")
     if isinstance(record.get("size"), int):
@@ -32,12 +40,12 @@ def _entry(record: dict[str, Any]) -> list[str]:
     archived = str(record.get("archived_at", ""))[:10]
     if archived:
         facts.append(f"archived {archived}")
-    subplans = [display_name(str(sub.get("name"))) for sub in record.get("subplans") or []]
+    subplans = [_shown(sub.get("name")) for sub in record.get("subplans") or []]
     if subplans:
         facts.append("sub-plans: " + ", ".join(subplans))
-    lines = [f"### {display_name(str(title))}", "", " · ".join(facts), ""]
+    lines = [f"### {title}", "", " · ".join(facts), ""]
     summary = record.get("summary")
-    lines += [display_name(str(summary)) if summary else "_(no summary)_", ""]
+    lines += [one_paragraph(display_name(str(summary))) if summary else "_(no summary)_", ""]
     return lines
 
 
@@ -57,4 +65,6 @@ def index_markdown(records: list[dict[str, Any]]) -> str:
             lines += [f"## {quarter}", ""]
             current = quarter
         lines += _entry(record)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    while lines and not lines[-1]:
+        lines.pop()
+    return printable_lines(lines)

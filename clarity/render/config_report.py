@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
-
-from clarity.render.json_report import dumps
 
 if TYPE_CHECKING:
     from clarity.config import Settings
@@ -28,16 +25,18 @@ def config_document(settings: Settings) -> dict[str, Any]:
 def print_config(settings: Settings, as_json: bool) -> None:
     document = config_document(settings)
     if as_json:
-        sys.stdout.write(dumps(document))
-        return
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+        from clarity.output import send_json
 
-    console = Console()
+        send_json(document)
+        return
+    from rich.table import Table
+
+    from clarity.render.console import plain_console
+
+    console = plain_console()  # a path or value with a control character is shown escaped
     exists = "" if document["config_file_exists"] else " (not present: defaults apply)"
-    console.print(f"config file: {document['config_file']}{exists}", markup=False, soft_wrap=True)
-    console.print(f"state dir:   {document['state_dir']}", markup=False, soft_wrap=True)
+    console.print(f"config file: {document['config_file']}{exists}", soft_wrap=True)
+    console.print(f"state dir:   {document['state_dir']}", soft_wrap=True)
     table = Table(pad_edge=False)
     table.add_column("key", no_wrap=True)
     table.add_column("value", overflow="fold")
@@ -45,5 +44,5 @@ def print_config(settings: Settings, as_json: bool) -> None:
     for key, entry in document["settings"].items():
         value = entry["value"]
         text = ", ".join(value) if isinstance(value, list) else f"{value}"
-        table.add_row(Text(key), Text(text), Text(entry["source"]))
+        table.add_row(key, text, entry["source"])
     console.print(table)

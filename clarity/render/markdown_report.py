@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from clarity.model import ScanReport
+from clarity.printable import printable, printable_lines
 from clarity.render.layout import (
     advice_text,
     agent_lines,
@@ -34,7 +35,14 @@ def code(text: str) -> str:
 
 
 def cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text for a table cell: control characters escaped, `\\` and `|` as Markdown
+    escapes (in a code span a backslash is itself: code_cell keeps it single)."""
+    return printable(text).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def code_cell(text: str) -> str:
+    """A name as a code span in a table cell: escaped, a `|` kept from ending the cell."""
+    return code(printable(text).replace("|", "\\|"))
 
 
 def scan_markdown(report: ScanReport) -> str:
@@ -46,7 +54,7 @@ def scan_markdown(report: ScanReport) -> str:
             "|---|---:|---:|---|---|---|",
         ]
         for row in rows:
-            name = code(cell(display_name(row.verdict.name)))
+            name = code_cell(display_name(row.verdict.name))
             reason = reason_text(row)
             advice = report.advice.get(row.verdict.name)
             if advice is not None:
@@ -62,7 +70,10 @@ def scan_markdown(report: ScanReport) -> str:
             )
     if report.skipped:
         lines += ["", f"### Skipped ({len(report.skipped)})", ""]
-        lines += [f"- {code(display_name(str(s.path)))}: {cell(s.reason)}" for s in report.skipped]
+        lines += [
+            f"- {code(printable(display_name(str(s.path))))}: {cell(s.reason)}"
+            for s in report.skipped
+        ]
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
@@ -77,4 +88,4 @@ def scan_markdown(report: ScanReport) -> str:
     if warnings:
         lines += ["", f"### Warnings ({len(warnings)})", ""]
         lines += [f"- {cell(line)}" for line in warnings]
-    return "\n".join(lines) + "\n"
+    return printable_lines(lines)

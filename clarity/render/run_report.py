@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from clarity.executor.records import RunKind
 from clarity.executor.results import RunReport, Status
+from clarity.printable import printable_lines
 from clarity.render.json_report import SCHEMA_VERSION, agent_document
 from clarity.render.layout import agent_lines, display_name
 
@@ -97,7 +98,7 @@ def result_lines(report: RunReport) -> list[str]:
 def result_markdown(report: RunReport) -> str:
     lines = [f"## clarity {report.kind}: {report.plans_dir}", ""]
     lines += [f"- {line}" for line in result_lines(report)]
-    return "\n".join(lines) + "\n"
+    return printable_lines(lines)
 
 
 def run_document(report: RunReport) -> dict[str, Any]:

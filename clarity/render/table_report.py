@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from clarity.model import PlanClass, ScanReport
+from clarity.printable import printable
 from clarity.render.layout import (
     URGENT_DAYS,
     Row,
@@ -27,7 +28,10 @@ from clarity.render.layout import (
 )
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from clarity.render.console import PlainConsole
 
 _STYLES = {
     PlanClass.COMPLETED: "green",
@@ -42,70 +46,90 @@ def _indent(row: Row) -> str:
 
 
 def _name(row: Row) -> str:
-    """A sub-plan under its parent drops the parent's slug: it is right above."""
+    """The name as shown (escaped); a sub-plan under its parent drops the parent's slug."""
     name = display_name(row.verdict.name)
     parent = row.verdict.parent
     if row.nested and parent is not None and name.startswith(parent.removesuffix(".md")):
-        return "…" + name[len(parent.removesuffix(".md")) :]
-    return name
+        name = "…" + name[len(parent.removesuffix(".md")) :]
+    return printable(name)
 
 
 def _shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_scan(report: ScanReport, console: Console) -> None:
-    from rich import box
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.text import Text
+def _plan_cell(report: ScanReport, row: Row, name_width: int, console: PlainConsole) -> Text:
+    """The name, and under it (dim) the title and project, cut to the name column's width."""
+    indent = _indent(row)
+    cell = console.render_str(indent + _name(row))
+    project = project_text(report.project(row.verdict)) if not row.nested else ""
+    about = " · ".join(
+        part for part in (display_name(row.verdict.facts.title or ""), project) if part
+    )
+    if about:
+        shown = _shorten(printable(about), name_width - len(indent))
+        cell.append("\n")
+        cell.append(console.render_str(" " * len(indent) + shown, style="dim"))
+    return cell
 
-    # soft_wrap: a path in these lines is never broken, so it can be copied
-    console.print(escape(header_line(report)), style="bold", soft_wrap=True)
-    console.print(escape(summary_line(report)), soft_wrap=True)
-    for plan_class, title, rows in sections(report):
-        table = Table(
-            title=f"{title} ({len(rows)})",
-            title_justify="left",
-            title_style=f"bold {_STYLES[plan_class]}",
-            box=box.SIMPLE_HEAD,
-            show_edge=False,
-            pad_edge=False,
+
+def _reason_cell(report: ScanReport, row: Row, console: PlainConsole) -> Text:
+    cell = console.render_str(reason_text(row))
+    advice = report.advice.get(row.verdict.name)
+    if advice is not None:
+        cell.append("\n")
+        cell.append(console.render_str(display_name(advice_text(advice)), style="italic"))
+    left = days_at_risk(report, row.verdict)
+    if left is not None:
+        cell.append("\n")
+        style = "bold red" if left < URGENT_DAYS else "dim"
+        cell.append(console.render_str(cleanup_text(left), style=style))
+    return cell
+
+
+def _section(
+    report: ScanReport, plan_class: PlanClass, title: str, rows: list[Row], console: PlainConsole
+) -> Table:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=f"{title} ({len(rows)})",
+        title_justify="left",
+        title_style=f"bold {_STYLES[plan_class]}",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+    )
+    # Names are what a user acts on: never wrapped. The title sits under the name.
+    table.add_column("plan", no_wrap=True, overflow="ellipsis")
+    table.add_column("age", justify="right", no_wrap=True)
+    table.add_column("size", justify="right", no_wrap=True)
+    table.add_column("reason", overflow="fold", min_width=20)
+    name_width = max(24, *(len(_indent(row)) + len(_name(row)) for row in rows))
+    for row in rows:
+        table.add_row(
+            _plan_cell(report, row, name_width, console),
+            format_age(row.age_days),
+            format_size(row.verdict.facts.size),
+            _reason_cell(report, row, console),
         )
-        # Names are what a user acts on: never wrapped. The title sits under the name.
-        table.add_column("plan", no_wrap=True, overflow="ellipsis")
-        table.add_column("age", justify="right", no_wrap=True)
-        table.add_column("size", justify="right", no_wrap=True)
-        table.add_column("reason", overflow="fold", min_width=20)
-        name_width = max(24, *(len(_indent(row)) + len(_name(row)) for row in rows))
-        for row in rows:
-            indent = _indent(row)
-            plan = Text(indent + _name(row))
-            project = project_text(report.project(row.verdict)) if not row.nested else ""
-            about = " · ".join(
-                part for part in (display_name(row.verdict.facts.title or ""), project) if part
-            )
-            if about:
-                plan.append("\n" + " " * len(indent) + _shorten(about, name_width - len(indent)))
-                plan.stylize("dim", len(indent) + len(_name(row)))
-            size = format_size(row.verdict.facts.size)
-            reason = Text(reason_text(row))
-            advice = report.advice.get(row.verdict.name)
-            if advice is not None:
-                reason.append("\n" + display_name(advice_text(advice)), "italic")
-            left = days_at_risk(report, row.verdict)
-            if left is not None:
-                style = "bold red" if left < URGENT_DAYS else "dim"
-                reason.append("\n" + cleanup_text(left), style)
-            table.add_row(plan, format_age(row.age_days), size, reason)
+    return table
+
+
+def print_scan(report: ScanReport, console: PlainConsole) -> None:
+    """The report on the console, every string from outside escaped by it (never markup)."""
+    # soft_wrap: a path in these lines is never broken, so it can be copied
+    console.print(header_line(report), style="bold", soft_wrap=True)
+    console.print(summary_line(report), soft_wrap=True)
+    for plan_class, title, rows in sections(report):
         console.print()
-        console.print(table)
+        console.print(_section(report, plan_class, title, rows, console))
     if report.skipped:
         console.print()
         console.print(f"Skipped ({len(report.skipped)})", style="bold")
         for item in report.skipped:
-            line = f"  {display_name(str(item.path))}: {item.reason}"
-            console.print(line, markup=False, soft_wrap=True)
+            console.print(f"  {display_name(str(item.path))}: {item.reason}", soft_wrap=True)
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
@@ -117,10 +141,10 @@ def print_scan(report: ScanReport, console: Console) -> None:
     if notes:
         console.print()
         for line in notes:
-            console.print(line, markup=False, soft_wrap=True)
+            console.print(line, soft_wrap=True)
     warnings = warning_lines(report)
     if warnings:
         console.print()
         console.print(f"Warnings ({len(warnings)})", style="bold")
         for line in warnings:
-            console.print(f"  {line}", markup=False, soft_wrap=True)
+            console.print(f"  {line}", soft_wrap=True)

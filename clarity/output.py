@@ -1,0 +1,94 @@
+"""The only way clarity's text reaches stdout and stderr.
+
+Lines for a person are escaped here (clarity.printable), one output line per
+line given; JSON is written exact. What rich draws goes through
+render.console.PlainConsole, which escapes each string the same way. A write
+that fails (stdout on a full disk) is one error line and exit 2, never a
+traceback; a reader that goes away (`clarity scan | head`) ends the run quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from clarity.errors import ClarityError
+from clarity.printable import printable_lines
+
+
+class ReaderGone(Exception):
+    """stdout's reader went away (`clarity scan | head`): main ends the run quietly.
+
+    Not an OSError, which click would catch first and turn into exit 1.
+    """
+
+
+def cannot_write(error: OSError) -> Exception:
+    """What main should hear of a failed write to stdout."""
+    if isinstance(error, BrokenPipeError):
+        return ReaderGone()
+    return ClarityError(f"cannot write the report: {error.strerror or error}")
+
+
+def _write(text: str) -> None:
+    """Written through: a report that does not fit fails here, before any note after it."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as error:
+        raise cannot_write(error) from None
+
+
+def _note(text: str) -> None:
+    """stderr holds notes beside the report: one it cannot take does not stop the run."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def say(lines: Iterable[str], *, err: bool = False) -> None:
+    """Lines for a person (a report, a note, a question), each escaped: one line each."""
+    (_note if err else _write)(printable_lines(lines))
+
+
+def say_text(text: str, *, err: bool = False) -> None:
+    """Text a renderer made of lines: split at its newlines only, each line escaped."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    say(lines, err=err)
+
+
+def send_json(document: Any) -> None:
+    """A JSON document on stdout: exact, names and all."""
+    from clarity.render.json_report import dumps
+
+    _write(dumps(document))
+
+
+def flush() -> None:
+    """Flush stdout while main can still say why it failed (not at exit, as a traceback)."""
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        raise cannot_write(error) from None
+
+
+def settle() -> None:
+    """After the run: what stdout still holds goes out, or, when it cannot (the reader has
+    gone, the disk is full), to /dev/null, so Python's own flush at exit has nothing left
+    to fail on."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            fileno = sys.stdout.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fileno)
+            os.close(devnull)
+        except (OSError, ValueError):  # io.UnsupportedOperation is both
+            pass
