@@ -19,7 +19,7 @@ from clarity.printable import printable
 from clarity.subplans import root_parents
 
 if TYPE_CHECKING:
-    from clarity.agent.advisor import Advice
+    from clarity.model import Advice
 
 SECONDS_PER_DAY = 86400.0
 AGENT_MIN_CONFIDENCE = 0.8

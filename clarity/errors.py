@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-EXIT_OK = 0
 EXIT_ACTION_FAILED = 1
 EXIT_USAGE = 2
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from clarity.agent.advisor import Advice, AgentUsage
+from typing import NamedTuple
 
 
 class PlanClass(StrEnum):
@@ -218,3 +216,40 @@ class ScanReport(NamedTuple):
         if self.retention is None or verdict.action in MOVING_ACTIONS:
             return None
         return self.retention.days - self.age_days(verdict)
+
+
+# The agent's part of a report (SPEC 8): plain values, so the model needs no agent code.
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    verdict: str  # one of VERDICTS
+    reason: str
+    confidence: float  # 0.0 to 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    text: str
+    source: str  # "agent" | "extract"
+
+
+@dataclass(slots=True)
+class AgentUsage:
+    """What a run asked of the agent and what it cost, for the report."""
+
+    model: str | None = None
+    budget: int = 0
+    requests: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def note(self, line: str) -> None:
+        if line not in self.notes:
+            self.notes.append(line)

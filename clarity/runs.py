@@ -34,7 +34,8 @@ from clarity.scan import check_plans_dir, live_sessions, scan, scan_and_propose
 from clarity.state import DirState
 
 if TYPE_CHECKING:
-    from clarity.agent.advisor import Advisor, AgentUsage
+    from clarity.agent.advisor import Advisor
+    from clarity.model import AgentUsage
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """The terminal side of the commands: output formats, the question, the progress bar.
 
 The core returns data; this module decides how it reaches the user, so the
-typer app in cli.py stays a list of commands.
+typer app in cli/ stays a list of commands.
 """
 
 from __future__ import annotations

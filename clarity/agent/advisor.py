@@ -8,28 +8,16 @@ action: the rules decide, a person reviews.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from clarity.model import Advice, AgentUsage, Summary
 from clarity.summary import extract_summary
 
 if TYPE_CHECKING:
     from clarity.config import AgentSettings
 
 VERDICTS = ("finished", "abandoned", "live")
-
-
-@dataclass(frozen=True, slots=True)
-class Advice:
-    verdict: str  # one of VERDICTS
-    reason: str
-    confidence: float  # 0.0 to 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    text: str
-    source: str  # "agent" | "extract"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,27 +34,6 @@ class PlanText:
     tail: str | None = None  # the end of a plan too big to send whole
     age_days: float | None = None
     findings: str = ""  # "status field "Phase 4 in progress"; session 31da521d (...): ..."
-
-
-@dataclass(slots=True)
-class AgentUsage:
-    """What a run asked of the agent and what it cost, for the report."""
-
-    model: str | None = None
-    budget: int = 0
-    requests: int = 0
-    cached: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def note(self, line: str) -> None:
-        if line not in self.notes:
-            self.notes.append(line)
 
 
 class Advisor(Protocol):

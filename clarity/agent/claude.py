@@ -12,17 +12,11 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from clarity.agent.advisor import (
-    VERDICTS,
-    Advice,
-    AgentUsage,
-    ExtractiveAdvisor,
-    PlanText,
-    Summary,
-)
+from clarity.agent.advisor import VERDICTS, ExtractiveAdvisor, PlanText
 from clarity.agent.cache import AnswerCache, cache_key
 from clarity.agent.redact import redact
 from clarity.config import AgentSettings
+from clarity.model import Advice, AgentUsage, Summary
 
 if TYPE_CHECKING:
     import anthropic

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarity.agent.advisor import Advice, Advisor, PlanText
-from clarity.model import PlanClass, ScanReport
+from clarity.agent.advisor import Advisor, PlanText
+from clarity.model import Advice, PlanClass, ScanReport
 from clarity.reader import NotARegularFile, read_head_and_tail, read_opening
 from clarity.summary import extract_summary
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from clarity.executor.records import Move, RunKind
 
 if TYPE_CHECKING:
-    from clarity.agent.advisor import AgentUsage
+    from clarity.model import AgentUsage
 
 
 class Status(StrEnum):

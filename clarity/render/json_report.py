@@ -11,7 +11,7 @@ from clarity.model import Action, Basis, PlanClass, ScanReport, Verdict
 from clarity.render.layout import decided_by
 
 if TYPE_CHECKING:
-    from clarity.agent.advisor import AgentUsage
+    from clarity.model import AgentUsage
 
 SCHEMA_VERSION = 1
 

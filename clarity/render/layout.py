@@ -13,7 +13,7 @@ from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
 from clarity.printable import printable
 
 if TYPE_CHECKING:
-    from clarity.agent.advisor import Advice, AgentUsage
+    from clarity.model import Advice, AgentUsage
 
 # Sections in the order a reviewer wants them: what will move first.
 SECTION_ORDER = (PlanClass.COMPLETED, PlanClass.STALE, PlanClass.DORMANT, PlanClass.ACTIVE)
