@@ -217,6 +217,12 @@ class _Undoer:
             else:
                 move_file(intent.src, dst, intent.sha256)
             _keep_mtime(dst, intent.mtime_ns)
+        except FileExistsError:  # a file took the name after the group's check
+            where = "the trash" if intent.info is not None else intent.src
+            reason = f"a file named {item.name} is in the plans dir again; left at {where}"
+            self.journal.outcome(seq, Outcome(Ending.ROLLED_BACK, error=reason))
+            self.result(item, Status.SKIPPED, reason=reason)
+            return
         except OSError as error:
             text = error_text(error)
             self.journal.outcome(seq, Outcome(Ending.FAILED, error=text))
