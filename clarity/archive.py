@@ -254,14 +254,6 @@ def read_index_lines(archive_dir: Path) -> list[IndexLine]:
     return lines
 
 
-def read_index(archive_dir: Path) -> list[dict[str, Any]]:
-    """The checked records of index.jsonl (damaged lines passed over); [] if not clarity's."""
-    try:
-        return [line.record for line in read_index_lines(archive_dir) if line.record is not None]
-    except OSError:
-        return []
-
-
 def _line(record: dict[str, Any]) -> bytes:
     return json.dumps(record, ensure_ascii=True).encode("ascii") + b"\n"
 

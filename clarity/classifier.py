@@ -179,21 +179,6 @@ def _agent_finished(facts: PlanFacts, scan: _Scan) -> _Found | None:
     return _Found(f"agent: finished ({advice.confidence:.2f}): {reason}", Basis.AGENT)
 
 
-def classify_one(
-    facts: PlanFacts,
-    rules: Rules,
-    now: datetime,
-    current: frozenset[str] = frozenset(),
-    in_use: Mapping[str, str] | None = None,
-    evidence: Evidence | None = None,
-) -> Verdict:
-    """Classify one plan on its own rules, first match wins.
-
-    in_use maps the plans of Claude Code sessions active lately to the session.
-    """
-    return _classify_one(facts, _Scan.of(rules, now, current, in_use, evidence))
-
-
 def _age(facts: PlanFacts, scan: _Scan) -> float:
     return (scan.now - facts.mtime) / SECONDS_PER_DAY
 

@@ -29,7 +29,6 @@ TAIL_BYTES = 4096
 # longer than one chunk, is read further, up to these bounds and no more.
 MAX_HEAD_BYTES = 64 * 1024
 MAX_TAIL_BYTES = 64 * 1024
-MAX_BYTES_READ = MAX_HEAD_BYTES + MAX_TAIL_BYTES
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -214,11 +213,6 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
         sha256,
         text.status,
     )
-
-
-def read_plan(path: Path) -> PlanFacts:
-    """Facts about one plan file. Raises OSError or NotARegularFile."""
-    return _read(path, path.parent, path.name)
 
 
 class Fingerprint(NamedTuple):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clarity.archive import change_index, free_name, quarter, read_index
+from clarity.archive import change_index, free_name, quarter, read_index_lines
 from clarity.executor.indexing import update_index
 from clarity.fsio import partial_path
 from clarity.state import DirState
@@ -58,7 +58,8 @@ def test_a_torn_index_line_is_skipped_and_the_next_append_stays_whole(tmp_path: 
     with (tmp_path / "index.jsonl").open("ab") as stream:
         stream.write(b'{"name": "torn')
     change_index(tmp_path, [_record("b.md", "2026-10-02T00:00:00+00:00")], ())
-    assert [record["name"] for record in read_index(tmp_path)] == ["a.md", "b.md"]
+    records = [line.record for line in read_index_lines(tmp_path) if line.record is not None]
+    assert [record["name"] for record in records] == ["a.md", "b.md"]
 
 
 def test_removing_records_keeps_the_others(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clarity.classifier import Rules, classify, classify_one
+from clarity.classifier import Rules, classify
 from clarity.markers import DEFAULT_MARKERS, compile_markers
 from clarity.model import Action, Frontmatter, PlanClass, PlanFacts, Thresholds, Verdict
 from tests.conftest import DAY, NOW
@@ -35,6 +35,14 @@ def facts(
         last_line=last_line,
         frontmatter=Frontmatter(status=status, pinned=pinned),
     )
+
+
+def classify_one(
+    plan: PlanFacts, rules: Rules, now: datetime, current: frozenset[str] = frozenset()
+) -> Verdict:
+    """A plan classified on its own (no other plan to fold it under)."""
+    (found,) = classify([plan], rules, now, current)
+    return found
 
 
 def verdict(plan: PlanFacts, now: datetime = NOW, rules: Rules = RULES) -> Verdict:

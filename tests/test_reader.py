@@ -9,17 +9,23 @@ from pathlib import Path
 
 import pytest
 
+from clarity.model import PlanFacts
 from clarity.reader import (
     HEAD_BYTES,
-    MAX_BYTES_READ,
     MAX_HEAD_BYTES,
+    MAX_TAIL_BYTES,
     TAIL_BYTES,
-    read_plan,
     read_plans_dir,
 )
 from tests.conftest import AS_ROOT, make_files, without_root_file_access
 
 FIVE_MB = 5 * 1024 * 1024
+MAX_BYTES_READ = MAX_HEAD_BYTES + MAX_TAIL_BYTES  # the most a plan's facts may cost
+
+
+def read_plan(path: Path) -> PlanFacts:
+    """The facts the scan's reader gathers about one plan."""
+    return next(facts for facts in read_plans_dir(path.parent).plans if facts.name == path.name)
 
 
 def big_plan(
