@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from clarity import validate
 from clarity.errors import ClarityError
-from clarity.fsio import NEW_FLAGS, READ_FLAGS, append_durably, partial_path, write_atomic
+from clarity.fsio import NEW_FLAGS, append_durably, partial_path, read_regular, write_atomic
 
 INDEX_JSONL = "index.jsonl"
 INDEX_MD = "INDEX.md"
@@ -210,24 +210,17 @@ class NotOurs(OSError):
 
 
 def _read_regular(path: Path) -> bytes | None:
-    """The bytes of a regular file (never through a link); None if there is none."""
+    """The bytes of an index file; None if there is none. NotOurs for a link or a folder."""
     try:
-        fd = os.open(path, READ_FLAGS)
+        return read_regular(path)
     except FileNotFoundError:
         return None
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise NotOurs(errno.ELOOP, _LINK, str(path)) from None
+        if error.errno in (errno.EINVAL, errno.EISDIR):
+            raise NotOurs(errno.EINVAL, "not a regular file", str(path)) from None
         raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotOurs(errno.EINVAL, "not a regular file", str(path))
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def read_index_lines(archive_dir: Path) -> list[IndexLine]:

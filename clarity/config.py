@@ -18,6 +18,7 @@ from clarity.locations import (
     config_file,
     default_archive_dir,
     default_plans_dir,
+    expand_home,
 )
 from clarity.markers import DEFAULT_MARKERS
 from clarity.model import Thresholds
@@ -64,9 +65,9 @@ def _path(value: Any) -> Path:
     if not isinstance(value, str | Path) or not str(value).strip():
         raise ValueError("must be a path")
     try:
-        return Path(value).expanduser()
-    except RuntimeError:
-        raise ValueError(f"{value}: names a user this machine does not have") from None
+        return expand_home(value)
+    except ClarityError as error:  # a user this machine does not have: the key is named
+        raise ValueError(error.message) from None
 
 
 def _flag(value: Any) -> bool:

@@ -96,6 +96,22 @@ def append_durably(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """A regular file's bytes, never through a link (OSError ELOOP) and never a FIFO or a
+    device (OSError EINVAL); past limit bytes it is not a file clarity wrote (EFBIG)."""
+    fd = os.open(path, READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if limit is not None and info.st_size > limit:
+            raise OSError(errno.EFBIG, f"{info.st_size:,} bytes, too big", os.fspath(path))
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            return stream.read() if limit is None else stream.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
 def hash_file(path: Path) -> str:
     """sha256 of a regular file's bytes; a link or a FIFO is an OSError, never followed."""
     fd = os.open(path, READ_FLAGS)
@@ -195,3 +211,18 @@ def rename_noreplace(src: Path, dst: Path) -> None:
         src.rename(dst)
         return
     src.unlink()
+
+
+def move_aside(path: Path, suffix: str, most: int = 1000) -> Path:
+    """Rename path to the first free name of `name<suffix>`, `name<suffix>.2`, ...: an
+    earlier one (a backup of the user's text, a damaged journal) is never replaced."""
+    for number in range(1, most + 1):
+        aside = path.with_name(path.name + suffix + ("" if number == 1 else f".{number}"))
+        try:
+            rename_noreplace(path, aside)
+        except FileExistsError:
+            continue
+        return aside
+    raise FileExistsError(
+        errno.EEXIST, f"{most} files named {path.name}{suffix}... are there already", str(path)
+    )

@@ -11,15 +11,13 @@ backup is never replaced).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from clarity.errors import ClarityError
-from clarity.fsio import write_atomic
+from clarity.fsio import move_aside, write_atomic
 
 _STAMP = re.compile(r"clarity-managed sha256:([0-9a-f]{64})")
 _MOST_BACKUPS = 1000  # name.bak ... name.bak.1000
@@ -90,43 +88,16 @@ def _write(path: Path, text: str) -> None:
         ) from None
 
 
-def _claim(path: Path, backup: Path) -> bool:
-    """Put path's content at backup unless something is there already: the name is taken
-    by one system call that fails if it exists, so no race can replace a backup."""
-    try:
-        os.link(path, backup)
-        return True
-    except FileExistsError:
-        return False
-    except OSError:
-        pass  # a file system without hard links: create it exclusively, then copy
-    try:
-        with path.open("rb") as source, backup.open("xb") as out:
-            shutil.copyfileobj(source, out)
-    except FileExistsError:
-        return False
-    shutil.copystat(path, backup)
-    return True
-
-
 def _keep_aside(path: Path) -> Path:
     """Move path to the first free name of name.bak, name.bak.2, name.bak.3, ...:
     an earlier backup (the user's text of an earlier --force) is never replaced."""
-    for number in range(1, _MOST_BACKUPS + 1):
-        backup = path.with_name(path.name + (".bak" if number == 1 else f".bak.{number}"))
-        try:
-            if not _claim(path, backup):
-                continue
-            path.unlink()
-        except OSError as error:
-            raise ClarityError(
-                f"cannot keep {path} as {backup}: {error.strerror or error}"
-            ) from None
-        return backup
-    raise ClarityError(
-        f"{path} has {_MOST_BACKUPS} backups beside it already; remove the ones you do not "
-        "need, then try again"
-    )
+    try:
+        return move_aside(path, ".bak", _MOST_BACKUPS)
+    except OSError as error:
+        raise ClarityError(
+            f"cannot keep {path} as {path.name}.bak: {error.strerror or error}; "
+            "remove the backups you do not need, then try again"
+        ) from None
 
 
 def _edited(path: Path, what: str) -> ClarityError:

@@ -40,7 +40,7 @@ from clarity.executor.records import (
     parse_record,
     to_line,
 )
-from clarity.fsio import APPEND_FLAGS, fsync_dir, write_all, write_atomic
+from clarity.fsio import APPEND_FLAGS, fsync_dir, move_aside, write_all, write_atomic
 from clarity.state import DirState
 
 __all__ = ["MOVING_RUNS", "Batch", "Intent", "Journal", "Outcome", "RunLog", "load_runs"]
@@ -170,7 +170,7 @@ def set_aside_damage(log: RunLog) -> str | None:
     where = f"the journal {log.path}"
     try:
         if log.begin is None:
-            log.path.replace(_free(aside))
+            aside = move_aside(log.path, DAMAGED_SUFFIX)
             return (
                 f"{where} has no readable start ({_first(log)}); set aside as {aside.name}: "
                 "its run is not undone or resumed; check its plans by hand"
@@ -190,15 +190,6 @@ def set_aside_damage(log: RunLog) -> str | None:
 
 def _first(log: RunLog) -> str:
     return log.damaged[0].reason if log.damaged else "empty"
-
-
-def _free(path: Path) -> Path:
-    number = 1
-    candidate = path
-    while os.path.lexists(candidate):
-        number += 1
-        candidate = path.with_name(f"{path.name}.{number}")
-    return candidate
 
 
 def _without(data: bytes, numbers: set[int]) -> bytes:

@@ -16,13 +16,12 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.fsio import write_atomic
+from clarity.fsio import read_regular, write_atomic
 
 STORE_VERSION = 1
 
@@ -251,26 +250,10 @@ class Store(NamedTuple):
 _MAX_STORE_BYTES = 1 << 30  # past this it is not a file clarity wrote
 
 
-def _read_regular(path: Path) -> bytes:
-    """The file's bytes, if it is a regular file (not a link, a FIFO or a device)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError("not a regular file")
-        if info.st_size > _MAX_STORE_BYTES:
-            raise ValueError(f"{info.st_size:,} bytes")
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            return stream.read(_MAX_STORE_BYTES + 1)
-    finally:
-        os.close(fd)
-
-
 def load_store(path: Path, plans_dir: Path) -> Store:
     """The records at path; an empty store, with a note, if the file is damaged."""
     try:
-        data = json.loads(_read_regular(path))
+        data = json.loads(read_regular(path, _MAX_STORE_BYTES))
     except FileNotFoundError:
         return Store({})
     except (OSError, ValueError, RecursionError) as error:
