@@ -87,35 +87,33 @@ def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
     )
 
 
-def _text_or_none(value: object) -> bool:
-    return value is None or type(value) is str
+def _shapes() -> frozenset[tuple[type, ...]]:
+    """Every tuple of field types an entry clarity writes can have."""
+    text, none = (str, type(None)), type(None)
+    return frozenset(
+        (int, int, int, int, float, title, last, status, bool, tuple, sha, said)
+        for title in text
+        for last in text
+        for status in text
+        for sha in text
+        for said in (tuple, none)
+    )
+
+
+_SHAPES = _shapes()
 
 
 def _well_formed(entry: object) -> bool:
     """An entry of the shape clarity writes. The digest proves the file whole, not that
-    clarity wrote it: a forged cache is read again from the plans, never trusted."""
-    if type(entry) is not tuple or len(entry) != 12:
+    clarity wrote it: a forged cache is read again from the plans, never trusted.
+    (One set lookup of the field types: this runs for every plan of a repeat scan.)"""
+    if type(entry) is not tuple or tuple(map(type, entry)) not in _SHAPES:
         return False
-    size, mtime_ns, inode, ctime_ns, mtime, title, last, status, pinned, warnings, sha, said = entry
+    warnings, sha, said = entry[9], entry[10], entry[11]
     return (
-        all(type(value) is int for value in (size, mtime_ns, inode, ctime_ns))
-        and type(mtime) is float
-        and _text_or_none(title)
-        and _text_or_none(last)
-        and _text_or_none(status)
-        and type(pinned) is bool
-        and type(warnings) is tuple
-        and all(type(warning) is str for warning in warnings)
-        and (sha is None or (type(sha) is str and len(sha) == 64))
-        and (
-            said is None
-            or (
-                type(said) is tuple
-                and len(said) == 2
-                and type(said[0]) is str
-                and type(said[1]) is bool
-            )
-        )
+        (not warnings or all(type(warning) is str for warning in warnings))
+        and (sha is None or len(sha) == 64)
+        and (said is None or (len(said) == 2 and type(said[0]) is str and type(said[1]) is bool))
     )
 
 

@@ -223,10 +223,15 @@ def _identity(proposal: Proposal) -> str:
     """A short id named by what the proposal would do: every move, each file's stamp
     and hash. Two scans that propose the same moves of the same bytes are one
     proposal (a report scan in between does not void the one reviewed); any change
-    to a file or a verdict makes another."""
-    document = proposal.to_json()
-    del document["id"], document["scanned_at"]
-    digest = hashlib.sha256(json.dumps(document, sort_keys=True).encode("ascii", "replace"))
+    to a file or a verdict's action makes another. Hashed from a plain join, not a
+    second JSON encoding of the proposal: every scan builds one."""
+    digest = hashlib.sha256(os.fsencode(proposal.plans_dir) + b"\0")
+    digest.update(os.fsencode(proposal.archive_dir))
+    for group in proposal.groups:
+        digest.update(f"\0{group.action.value}".encode())
+        for file in group.files:
+            line = f"\0{file.name}\0{file.sha256}\0{tuple(file.stamp)}"
+            digest.update(line.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:8]
 
 

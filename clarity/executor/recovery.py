@@ -18,6 +18,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from clarity.archive import read_index_lines, record_key, relative_path
 from clarity.executor.apply import group_from_record, settled_names
 from clarity.executor.indexing import update_index
 from clarity.executor.journal import MOVING_RUNS, Journal, RunLog, read_run, set_aside_damage
@@ -85,6 +86,7 @@ def _finish_apply(state: DirState, log: RunLog, journal: Journal) -> list[str]:
         if outcome.ending is Ending.FAILED and seq in log.intents
     }
     settled = left_alone | set(moved)
+    indexed = _indexed(archive_dir)
     archived = False
     for record in log.groups:
         group, planned = group_from_record(record)
@@ -92,15 +94,28 @@ def _finish_apply(state: DirState, log: RunLog, journal: Journal) -> list[str]:
             continue  # the plan moves first: none of this group moved, apply redoes it
         archiving = group.action is Action.ARCHIVE
         archived = archived or archiving
-        if all(p.name in settled for p, _ in planned) and not archiving:
-            continue  # a trash group with nothing left to do
+        if all(p.name in settled for p, _ in planned):
+            plan_dst = moved[group.plan.name]
+            if not archiving or plan_dst is None:
+                continue  # a trash group with nothing left to do
+            if (log.name, relative_path(plan_dst, archive_dir)) in indexed:
+                continue  # finished and indexed before the kill: not summarized again
         done = {p.name: moved[p.name] for p, _ in planned if p.name in moved}
-        # Every archived group gets its record again: the index takes each only once.
+        # A group not known to be indexed gets its record again: the index takes it once.
         mover.resume(group, [(p, dst) for p, dst in planned if p.name not in left_alone], done)
     mover.flush()
     if archived:
         mover.write_index(render=True)
     return mover.problems + mover.notes
+
+
+def _indexed(archive_dir: Path) -> set[tuple[str, str]]:
+    """Keys of the index's records; none known if it cannot be read (all are offered)."""
+    try:
+        lines = read_index_lines(archive_dir)
+    except OSError:
+        return set()
+    return {record_key(line.record) for line in lines if line.record is not None}
 
 
 def _finish_undo(state: DirState, log: RunLog) -> list[str]:
