@@ -243,7 +243,7 @@ def read_index_lines(archive_dir: Path) -> list[IndexLine]:
     torn = first is not None and first is lines[-1] and not data.endswith(b"\n")
     if first is not None and first.record is None and first.number == 1 and not torn:
         # The first record is the file's stamp: clarity writes one before anything else.
-        raise NotOurs(0, "its first line is not an index record: not clarity's", str(path))
+        raise NotOurs(0, "not clarity's: its first line is not an index record", str(path))
     return lines
 
 

@@ -172,4 +172,8 @@ def _render(archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
 def _why(error: OSError) -> str:
     text = error.strerror or str(error)
     where = f": {error.filename}" if error.filename else ""
-    return f"{text}{where}" if not isinstance(error, NotOurs) else f"{error.filename} is {text}"
+    return (
+        f"{text}{where}"
+        if not isinstance(error, NotOurs)
+        else f"{Path(error.filename).name}: {text}"
+    )
