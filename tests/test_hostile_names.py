@@ -23,6 +23,7 @@ from markdown_it import MarkdownIt
 from clarity.printable import printable
 from clarity.render.layout import display_name
 from tests.conftest import NOW_ISO, Plan, make_files, run_process
+from tests.test_undo import _in_a_terminal
 
 # name -> what it tries; the title of each plan carries the same characters
 HOSTILE = {
@@ -238,30 +239,16 @@ def test_config_shows_a_hostile_path_escaped_and_json_exact(cli, tmp_path: Path,
     assert document["settings"]["plans_dir"]["value"] == str(odd)
 
 
-def _in_a_terminal(args: list[str], answer: bytes) -> tuple[int, str, str]:
+def _asked(args: list[str], answer: bytes) -> tuple[int, str, str]:
     """Run clarity with a real terminal on stdin (so it asks), and type the answer."""
-    import pty
-
-    controller, terminal = pty.openpty()
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "clarity", *args],
-            stdin=terminal,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        os.write(controller, answer)
-        out, err = process.communicate(timeout=120)
-    finally:
-        os.close(terminal)
-        os.close(controller)
-    return process.returncode, out.decode(), err.decode()
+    done = _in_a_terminal(args, answer)
+    return done.returncode, done.stdout, done.stderr
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_the_question_before_apply_and_undo_shows_names_escaped(cli, hostile: Path) -> None:
     scan(cli, hostile)
-    code, out, err = _in_a_terminal(["apply", "--plans-dir", str(hostile)], b"y\n")
+    code, out, err = _asked(["apply", "--plans-dir", str(hostile)], b"y\n")
     assert code == 0, err
     assert_printable(out + err)
     question = out[: out.index("Go ahead?")].splitlines()
@@ -272,7 +259,7 @@ def test_the_question_before_apply_and_undo_shows_names_escaped(cli, hostile: Pa
         ]
     assert f"    └ {shown(SUBPLAN)}" in question
 
-    code, out, err = _in_a_terminal(["undo", "--plans-dir", str(hostile)], b"y\n")
+    code, out, err = _asked(["undo", "--plans-dir", str(hostile)], b"y\n")
     assert code == 0, err
     assert_printable(out + err)
     question = out[: out.index("Go ahead?")].splitlines()
