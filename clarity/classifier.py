@@ -55,6 +55,7 @@ def _days(value: float) -> str:
 
 
 CURRENT_REASON = "current session's plan"
+RULE_ONE = frozenset({Basis.NOW, Basis.IN_USE})  # kept active by what is happening now
 
 
 def in_use_reason(session: str) -> str:
@@ -100,17 +101,17 @@ class _Found(NamedTuple):
     basis: Basis
 
 
-def _active_now(facts: PlanFacts, scan: _Scan) -> str | None:
+def _active_now(facts: PlanFacts, scan: _Scan) -> _Found | None:
     """Rule 1's evidence, or None: modified today, the current plan, a live session's, pinned."""
     if scan.today[0] <= facts.mtime < scan.today[1]:
-        return "modified today"
+        return _Found("modified today", Basis.NOW)
     if facts.name in scan.current:
-        return CURRENT_REASON
+        return _Found(CURRENT_REASON, Basis.IN_USE)
     session = scan.in_use.get(facts.name)
     if session is not None:
-        return in_use_reason(session)
+        return _Found(in_use_reason(session), Basis.IN_USE)
     if facts.frontmatter.pinned:
-        return "pinned: true in frontmatter"
+        return _Found("pinned: true in frontmatter", Basis.NOW)
     return None
 
 
@@ -202,7 +203,7 @@ def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None 
     """First match wins; held_back_by: a sub-plan that keeps this plan's group from the trash."""
     active = _active_now(facts, scan)
     if active is not None:
-        return Verdict(facts, PlanClass.ACTIVE, active, basis=Basis.NOW)
+        return Verdict(facts, PlanClass.ACTIVE, active.reason, basis=active.basis)
     found = _completed(facts, scan)
     if found is not None:
         return Verdict(facts, PlanClass.COMPLETED, found.reason, basis=found.basis)
@@ -270,7 +271,7 @@ def classify(
             verdicts.append(
                 verdict._replace(subplans=tuple(sorted(subplans))) if subplans else verdict
             )
-        elif verdict.basis is Basis.NOW:
+        elif verdict.basis in RULE_ONE:
             verdicts.append(verdict._replace(parent=root))  # stands on its own
         else:
             verdicts.append(

@@ -15,13 +15,14 @@ from clarity.errors import ClarityError
 from clarity.locations import (
     absolute,
     claude_config_dir,
+    claude_retention,
     config_file,
     default_archive_dir,
     default_plans_dir,
     expand_home,
 )
 from clarity.markers import DEFAULT_MARKERS
-from clarity.model import Thresholds
+from clarity.model import Retention, Thresholds
 
 _DEFAULTS = Thresholds()
 PROTECT_HOURS = 24.0  # a plan a Claude Code session used this recently is kept (SPEC 9)
@@ -174,6 +175,7 @@ class Settings(NamedTuple):
     claude_dir: Path  # where Claude Code keeps its settings and session transcripts
     agent: AgentSettings = AgentSettings()
     protect_hours: float = PROTECT_HOURS
+    retention: Retention | None = None  # Claude Code's cleanup of the plans dir, if it has one
 
     def values(self) -> dict[str, Any]:
         return {
@@ -249,6 +251,7 @@ def load_settings(
     if "archive_dir" not in values:
         values["archive_dir"] = default_archive_dir(values["plans_dir"])
         sources["archive_dir"] = "default: beside the plans dir"
+    claude_dir = absolute(claude_config_dir(env))
     return Settings(
         plans_dir=values["plans_dir"],
         archive_dir=values["archive_dir"],
@@ -261,7 +264,8 @@ def load_settings(
         sources={name: sources.get(name, "default") for name in KEYS},
         config_path=config_path,
         protect_hours=values.get("protect_hours", PROTECT_HOURS),
-        claude_dir=absolute(claude_config_dir(env)),
+        claude_dir=claude_dir,
+        retention=claude_retention(cwd, claude_dir, values["plans_dir"]),
         agent=AgentSettings(
             enabled=values.get("agent", _AGENT.enabled),
             model=values.get("agent_model", _AGENT.model),

@@ -1,5 +1,8 @@
 """Plans a person names on the command line (`clarity archive NAME...`).
 
+The person's explicit choice: any plan may be archived (a pinned one, one
+in progress, a dormant one to keep) except one a live session uses.
+
 A name may be given as `foo.md`, `foo` or a path to the file in the plans
 directory. Every name is checked before anything moves: one bad name stops
 the whole command, so a typo never leaves half a selection archived.
@@ -13,7 +16,7 @@ from pathlib import Path
 
 from clarity.errors import ClarityError
 from clarity.locations import expand_home
-from clarity.model import Action, PlanClass, ScanReport, Verdict
+from clarity.model import Action, Basis, ScanReport, Verdict
 from clarity.proposal import Proposal, proposal_of, proposed_group
 
 
@@ -35,9 +38,9 @@ def _check(value: str, name: str, verdict: Verdict | None, report: ScanReport) -
         raise ClarityError(
             f"no plan named {name} in {report.plans_dir}; clarity scan lists the plans"
         )
-    if verdict.plan_class is PlanClass.ACTIVE:
+    if verdict.basis is Basis.IN_USE:
         raise ClarityError(
-            f"{name} is active ({verdict.reason}); clarity never moves an active plan"
+            f"{name} is {verdict.reason}; clarity never moves a plan a live session uses"
         )
     if verdict.parent is not None:
         raise ClarityError(
@@ -58,7 +61,11 @@ def archive_proposal(report: ScanReport, values: Iterable[str]) -> Proposal:
         raise ClarityError("name at least one plan to archive, e.g. clarity archive foo.md")
     groups = []
     for name, verdict in chosen.items():
-        group = proposed_group(verdict, by_name, Action.ARCHIVE, None, report.project(verdict))
+        # a sub-plan a live session uses stays, as the plan would
+        free = tuple(sub for sub in verdict.subplans if by_name[sub].basis is not Basis.IN_USE)
+        group = proposed_group(
+            verdict._replace(subplans=free), by_name, Action.ARCHIVE, None, report.project(verdict)
+        )
         if group is None:
             raise ClarityError(f"{name} changed or vanished while it was read; try again")
         groups.append(group)

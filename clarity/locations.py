@@ -45,6 +45,25 @@ def _claude_setting(settings_file: Path, key: str) -> Any:
     return settings.get(key) if isinstance(settings, dict) else None
 
 
+def claude_project_root(cwd: Path, claude_dir: Path) -> Path | None:
+    """The project clarity runs in as Claude Code sees it: the nearest ancestor of cwd with a
+    `.claude/` folder (the Claude config dir itself is the user's, not a project's)."""
+    user_dir = _real(claude_dir)
+    for root in (cwd, *cwd.parents):
+        dot_claude = root / ".claude"
+        if dot_claude.is_dir() and _real(dot_claude) != user_dir:
+            return root
+    return None
+
+
+def claude_settings_files(cwd: Path, claude_dir: Path) -> tuple[Path, ...]:
+    """Claude Code's settings files that apply here, the one that wins first: the project's
+    local, then its shared settings, then the user's."""
+    root = claude_project_root(cwd, claude_dir)
+    project = () if root is None else tuple(root / ".claude" / name for name in _PROJECT_SETTINGS)
+    return (*project, claude_dir / "settings.json")
+
+
 def _plans_directory_setting(settings_file: Path) -> str | None:
     value = _claude_setting(settings_file, "plansDirectory")
     return value if isinstance(value, str) and value.strip() else None
@@ -53,37 +72,45 @@ def _plans_directory_setting(settings_file: Path) -> str | None:
 CLAUDE_CLEANUP_DAYS = 30.0  # Claude Code's default cleanupPeriodDays
 
 
-def claude_retention(claude_dir: Path) -> Retention:
-    """`cleanupPeriodDays` from the user's Claude Code settings, or its default."""
-    settings_file = claude_dir / "settings.json"
-    value = _claude_setting(settings_file, "cleanupPeriodDays")
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-        return Retention(float(value), f"cleanupPeriodDays in {settings_file}")
+def _cleanup_days(value: Any) -> float | None:
+    """A cleanupPeriodDays Claude Code accepts (a number of days, at least 1), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 1:
+        return None
+    return float(value)
+
+
+def claude_retention(cwd: Path, claude_dir: Path, plans_dir: Path) -> Retention | None:
+    """How long Claude Code keeps the plans in plans_dir, or None when it never deletes them.
+
+    Claude Code's age-based cleanup covers `<claude config dir>/plans` only; a
+    plansDirectory elsewhere is left alone. The period is the first usable
+    `cleanupPeriodDays` in Claude Code's settings files, in its precedence.
+    """
+    if _real(plans_dir) != _real(claude_dir / "plans"):
+        return None
+    for settings_file in claude_settings_files(cwd, claude_dir):
+        days = _cleanup_days(_claude_setting(settings_file, "cleanupPeriodDays"))
+        if days is not None:
+            return Retention(days, f"cleanupPeriodDays in {settings_file}")
     return Retention(CLAUDE_CLEANUP_DAYS, "Claude Code's default")
 
 
 def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:
     """Claude Code's `plansDirectory` for the project clarity runs in, if any.
 
-    The nearest ancestor of cwd whose `.claude/settings.local.json` or
-    `.claude/settings.json` has the key; the value is relative to that
-    project root and, as in Claude Code, ignored if it resolves outside it.
-    The Claude config dir's own settings are the user's, not a project's.
+    The first of Claude Code's settings files (`claude_settings_files`) that
+    sets it; the value is relative to the project root (cwd when there is no
+    project) and, as in Claude Code, ignored if it resolves outside it.
     """
-    user_dir = _real(claude_dir)
-    for root in (cwd, *cwd.parents):
-        dot_claude = root / ".claude"
-        if _real(dot_claude) == user_dir:
+    root = claude_project_root(cwd, claude_dir) or cwd
+    for settings_file in claude_settings_files(cwd, claude_dir):
+        value = _plans_directory_setting(settings_file)
+        if value is None:
             continue
-        for file_name in _PROJECT_SETTINGS:
-            settings_file = dot_claude / file_name
-            value = _plans_directory_setting(settings_file)
-            if value is None:
-                continue
-            resolved = (root / expand_home(value)).resolve()
-            if not resolved.is_relative_to(root.resolve()):
-                return None
-            return Located(resolved, f"plansDirectory in {settings_file}")
+        resolved = (root / expand_home(value)).resolve()
+        if not resolved.is_relative_to(root.resolve()):
+            return None
+        return Located(resolved, f"plansDirectory in {settings_file}")
     return None
 
 

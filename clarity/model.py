@@ -6,6 +6,7 @@ from facts, and a report is what a command returns for a renderer to print.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -142,7 +143,8 @@ class Skipped(NamedTuple):
 class Basis(StrEnum):
     """The kind of evidence that decided a verdict (the scan's footer counts them)."""
 
-    NOW = "in use or touched today"  # rule 1
+    IN_USE = "in use by a session"  # rule 1: the current session's, a live session's
+    NOW = "touched today or pinned"  # rule 1
     MARKER = "terminal marker"
     FRONTMATTER = "frontmatter status"
     STATUS = "status field or table"
@@ -211,11 +213,17 @@ class ScanReport(NamedTuple):
     def age_days(self, verdict: Verdict) -> float:
         return (self.now.timestamp() - verdict.facts.mtime) / 86400
 
-    def days_left(self, verdict: Verdict) -> float | None:
-        """Days until Claude Code deletes a plan that stays put; None for plans apply moves."""
+    def cleanup_in_days(self, verdict: Verdict) -> int | None:
+        """Whole days before Claude Code's own cleanup deletes a plan that stays put, rounded
+        down (0: within a day; below 0: past its age, gone at Claude Code's next start).
+
+        None where that cleanup does not reach: plans apply moves, a plans dir
+        other than Claude Code's own. Every format shows this one figure.
+        """
         if self.retention is None or verdict.action in MOVING_ACTIONS:
             return None
-        return self.retention.days - self.age_days(verdict)
+        # rounded first: 30 days less an age of 20 days is 10, not 9.999999
+        return math.floor(round(self.retention.days - self.age_days(verdict), 6))
 
 
 # The agent's part of a report (SPEC 8): plain values, so the model needs no agent code.

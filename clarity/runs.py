@@ -43,6 +43,7 @@ class ApplyPreview:
     proposal: Proposal
     groups: tuple[ProposedGroup, ...]  # what is left to do
     resumed: bool  # an interrupted apply of this proposal already did part of it
+    handpicked: bool = False  # the plans a person named (clarity archive), not a scan's
 
     @property
     def file_count(self) -> int:
@@ -194,11 +195,13 @@ def run_archive(
     names: Iterable[str],
     current: Iterable[str],
     session: str | None = None,
+    *,
+    confirm: ConfirmApply,
 ) -> RunReport:
     """Archive the plans a person named, now, with the journal and undo of an apply.
 
-    The named plans are classified afresh under the lock: an active plan (one
-    a live session uses, say) is refused, whatever the latest scan said.
+    The named plans are classified afresh under the lock: a plan a live
+    session uses is refused, whatever the latest scan said.
     """
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
@@ -206,6 +209,8 @@ def run_archive(
         notes, _ = _settle(state)
         proposal = archive_proposal(scan(settings, now, current, session), names)
         check_archive_dir(proposal.archive_dir)
+        if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
+            return _nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
         summarize, usage = _summarizer(settings, _advisor(settings))
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE

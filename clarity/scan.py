@@ -12,7 +12,7 @@ from clarity.classifier import Evidence, Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.facts_cache import FactsCache
-from clarity.locations import claude_retention, expand_home
+from clarity.locations import expand_home
 from clarity.markers import compile_markers
 from clarity.model import NO_SESSIONS, PlanSessions, ScanReport, Verdict
 from clarity.progress import Progress
@@ -129,7 +129,7 @@ def scan(
         now=now,
         verdicts=verdicts(),
         skipped=listing.skipped,
-        retention=claude_retention(settings.claude_dir),
+        retention=settings.retention,
         notes=sessions.notes,
         projects=sessions.projects,
     )

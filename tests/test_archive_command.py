@@ -22,7 +22,7 @@ PLANS = {
 
 
 def archive(cli, plans_dir: Path, *args: str):
-    return cli("archive", *args, "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json")
+    return cli("archive", *args, "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json", "--yes")
 
 
 def test_archives_named_plans_with_their_sub_plans_and_undo_brings_them_back(cli, plans_dir: Path):
@@ -70,7 +70,6 @@ def test_a_hand_archive_leaves_the_reviewed_scan_for_apply(cli, plans_dir: Path)
 @pytest.mark.parametrize(
     ("names", "message"),
     [
-        (["today.md"], "today.md is active (modified today); clarity never moves an active plan"),
         (["search-agent-b7"], "search-agent-b7.md is a sub-plan of search.md; archive search.md"),
         (["nosuch"], "no plan named nosuch.md in"),
         (["notes.md", "typo.md"], "no plan named typo.md in"),
@@ -100,8 +99,36 @@ def test_a_plan_a_live_session_uses_is_refused(cli, plans_dir: Path, isolated_ho
     result = cli("archive", "notes.md", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
 
     assert result.exit_code == 2
-    assert f"notes.md is active (in use by session {SESSION})" in result.stderr
+    assert (
+        f"notes.md is in use by session {SESSION}; clarity never moves a plan a live session uses"
+        in result.stderr
+    )
     assert (plans_dir / "notes.md").exists()
+
+
+def test_any_other_active_plan_is_the_persons_to_archive(cli, plans_dir: Path):
+    pinned = Plan("---\npinned: true\n---\n# Roadmap\n" + "z" * 3000, 40)
+    make_files(plans_dir, {**PLANS, "roadmap.md": pinned})
+
+    result = archive(cli, plans_dir, "today.md", "roadmap")
+
+    assert result.exit_code == 0, result.stderr
+    assert {r["name"] for r in result.json()["results"]} == {"today.md", "roadmap.md"}
+    assert not (plans_dir / "today.md").exists()
+
+
+def test_without_a_terminal_it_asks_for_yes_once_the_names_are_good(cli, plans_dir: Path):
+    make_files(plans_dir, PLANS)
+    before = snapshot(plans_dir)
+    args = ("--plans-dir", str(plans_dir), "--now", NOW_ISO)
+
+    typo = cli("archive", "typo.md", *args)
+    unasked = cli("archive", "notes.md", *args)
+
+    assert "no plan named typo.md" in typo.stderr  # the real problem first
+    assert unasked.exit_code == 2
+    assert "clarity archive asks before it moves anything" in unasked.stderr
+    assert snapshot(plans_dir) == before
 
 
 def test_a_symlink_is_named_as_such(cli, plans_dir: Path, tmp_path: Path):

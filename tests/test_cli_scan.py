@@ -81,7 +81,7 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
         "decided_by": {"terminal marker": 1},
         "skipped": [{"path": str(plans_dir / "link.md"), "reason": "symlink: not followed"}],
         "notes": [],
-        "cleanup_period_days": 30.0,
+        "cleanup_period_days": None,  # not Claude Code's own plans dir: never cleaned
     }
 
 

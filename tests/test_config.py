@@ -158,12 +158,32 @@ def test_a_nearer_project_wins(tmp_path: Path) -> None:
     assert settings(cwd=inner).plans_dir == (inner / "inner-plans").resolve()
 
 
-def test_a_project_without_the_key_is_passed_over(tmp_path: Path) -> None:
+def test_the_nearest_claude_folder_is_the_project_even_without_the_key(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # Claude Code reads the settings of the project it runs in, not of folders above it.
     outer = project(tmp_path / "outer", "settings.json", "outer-plans")
     inner = outer / "inner"
     (inner / ".claude").mkdir(parents=True)
     (inner / ".claude" / "settings.json").write_text('{"model": "x"}')
-    assert settings(cwd=inner).plans_dir == (outer / "outer-plans").resolve()
+    assert settings(cwd=inner).plans_dir == isolated_home / ".claude" / "plans"
+
+
+def test_the_users_plans_directory_resolves_against_the_project(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    user_settings = isolated_home / ".claude" / "settings.json"
+    user_settings.parent.mkdir(parents=True, exist_ok=True)
+    user_settings.write_text(json.dumps({"plansDirectory": "notes/plans"}))
+    root = tmp_path / "proj"
+    (root / ".claude").mkdir(parents=True)
+    (root / "src").mkdir()
+    result = settings(cwd=root / "src")
+    assert result.plans_dir == (root / "notes" / "plans").resolve()
+    assert result.sources["plans_dir"] == f"plansDirectory in {user_settings}"
+    # the project's own value wins over the user's
+    project(root, "settings.json", "docs/plans")
+    assert settings(cwd=root / "src").plans_dir == (root / "docs" / "plans").resolve()
 
 
 def test_a_value_outside_the_project_is_ignored_as_claude_code_does(
@@ -184,8 +204,11 @@ def test_unusable_claude_settings_are_passed_over(
 
 
 def test_the_users_own_claude_settings_are_not_a_project(isolated_home: Path) -> None:
+    # ~/.claude is the user's settings, not a project at ~: the value resolves against the
+    # folder clarity runs in, as Claude Code's does when started there
     project(isolated_home, "settings.json", "elsewhere")
-    assert settings(cwd=isolated_home / "work").plans_dir == isolated_home / ".claude" / "plans"
+    work = isolated_home / "work"
+    assert settings(cwd=work).plans_dir == work / "elsewhere"
 
 
 def test_explicit_settings_beat_the_project_setting(tmp_path: Path) -> None:

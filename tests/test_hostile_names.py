@@ -42,7 +42,7 @@ HOSTILE = {
     ":warning: pi|pe`tick.md": "an emoji code, a table pipe, a backtick",
 }
 SUBPLAN = "clear\x1b[2J-agent-ab12.md"  # a sub-plan of the first, archived with it
-ACTIVE = "live\x1b[1;31m.md"  # modified today: kept, and refused by `archive`
+ACTIVE = "live\x1b[1;31m.md"  # modified today: kept
 LINK = "link\x1b]0;pwned\x07.md"  # a symlink: skipped, and listed as skipped
 SIZE = 200  # every plan the same size: "200 B" whatever its name
 
@@ -208,7 +208,7 @@ def test_the_archive_index_has_no_raw_control_characters(cli, hostile: Path) -> 
 
 
 def test_archive_by_name_reports_escaped(cli, hostile: Path) -> None:
-    result = cli("archive", "two\nlines.md", "--plans-dir", str(hostile), "--now", NOW_ISO)
+    result = cli("archive", "two\nlines.md", "--plans-dir", str(hostile), "--now", NOW_ISO, "--yes")
     assert result.exit_code == 0, result.stderr
     assert_printable(result.stdout + result.stderr)
     assert [line for line in result.stdout.splitlines() if "two" in line] == [
@@ -218,7 +218,7 @@ def test_archive_by_name_reports_escaped(cli, hostile: Path) -> None:
     assert [item["name"] for item in undone["results"]] == ["two\nlines.md"]
 
 
-@pytest.mark.parametrize("name", [ACTIVE, "gone\x1b[2J\nclarity: all good.md"])
+@pytest.mark.parametrize("name", [SUBPLAN, "gone\x1b[2J\nclarity: all good.md"])
 def test_an_error_naming_a_hostile_plan_is_one_escaped_line(cli, hostile: Path, name) -> None:
     result = cli("archive", name, "--plans-dir", str(hostile), "--now", NOW_ISO)
     assert result.exit_code == 2

@@ -213,6 +213,7 @@ def test_a_killed_hand_archive_is_finished_by_the_next_command_and_undone_whole(
         str(plans_dir),
         "--now",
         NOW_ISO,
+        "--yes",
     )
 
     scan = run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)

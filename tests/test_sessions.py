@@ -290,12 +290,11 @@ def test_old_transcripts_are_read_once_and_only_new_lines_after(plans_dir, claud
     assert (appended.transcripts_read, appended.bytes_read) == (1, len(line))
 
 
-# The countdown to Claude Code's own cleanup
+# The countdown to Claude Code's own cleanup (only of <claude config dir>/plans)
 
 
-def test_dormant_plans_show_the_days_left_before_claude_code_deletes_them(
-    cli, plans_dir, claude_dir
-):
+def test_dormant_plans_show_the_days_left_before_claude_code_deletes_them(cli, claude_dir):
+    plans_dir = claude_dir / "plans"
     make_files(
         plans_dir,
         {
@@ -313,8 +312,8 @@ def test_dormant_plans_show_the_days_left_before_claude_code_deletes_them(
     plans = {plan["name"]: plan for plan in document["plans"]}
 
     assert document["cleanup_period_days"] == 20
-    assert plans["young.md"]["cleanup_in_days"] == pytest.approx(3.5)
-    assert plans["overdue.md"]["cleanup_in_days"] == pytest.approx(-5)
+    assert plans["young.md"]["cleanup_in_days"] == 3  # 3.5 days left: whole days, rounded down
+    assert plans["overdue.md"]["cleanup_in_days"] == -5
     assert "cleanup_in_days" not in plans["done.md"]  # archived by apply: out of reach
 
     table = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
@@ -326,17 +325,60 @@ def test_dormant_plans_show_the_days_left_before_claude_code_deletes_them(
     assert "Claude Code deletes it in 2 days" in rows[pinned + 1]  # kept active, yet at risk
     fresh = rows.index(next(row for row in rows if "fresh.md" in row))
     assert "deletes" not in rows[fresh] + rows[fresh + 1]  # 17 days left: no alarm
-    assert plans["fresh.md"]["cleanup_in_days"] == pytest.approx(17)
+    assert plans["fresh.md"]["cleanup_in_days"] == 17
     assert "clarity archive NAME" in table.stdout
     markdown = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--format", "markdown")
     young_row = next(line for line in markdown.stdout.splitlines() if "`young.md`" in line)
     assert young_row.endswith("— Claude Code deletes it in 3 days |")
 
 
-@pytest.mark.parametrize("settings", [None, "{not json", {"cleanupPeriodDays": "soon"}])
+def test_every_format_gives_the_same_whole_days(cli, claude_dir):
+    # 30 days less an age of exactly 20 is 10 in the table, the markdown and the JSON alike
+    plans_dir = claude_dir / "plans"
+    make_files(plans_dir, {"idle.md": Plan(DORMANT, 20)})
+    args = ("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    assert cli(*args, "--json").json()["plans"][0]["cleanup_in_days"] == 10
+    assert "Claude Code deletes it in 10 days" in cli(*args).stdout
+    assert "Claude Code deletes it in 10 days" in cli(*args, "--format", "markdown").stdout
+
+
+def test_no_countdown_for_a_plans_dir_claude_code_does_not_clean(cli, claude_dir, plans_dir):
+    make_files(plans_dir, {"idle.md": Plan(DORMANT, 29)})
+    write_settings(claude_dir, {"cleanupPeriodDays": 20})
+
+    document = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json").json()
+    table = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).stdout
+
+    assert "cleanup_in_days" not in document["plans"][0]
+    assert document["cleanup_period_days"] is None
+    assert "deletes" not in table
+
+
+def test_the_projects_cleanup_period_wins_over_the_users(cli, claude_dir, tmp_path, monkeypatch):
+    plans_dir = claude_dir / "plans"
+    make_files(plans_dir, {"idle.md": Plan(DORMANT, 20)})
+    write_settings(claude_dir, {"cleanupPeriodDays": 60})
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text('{"cleanupPeriodDays": 40}')
+    (project / ".claude" / "settings.local.json").write_text('{"cleanupPeriodDays": 0}')
+    monkeypatch.chdir(project)
+
+    document = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json").json()
+
+    # 0 is below Claude Code's minimum of 1: passed over for the next file's value
+    assert document["cleanup_period_days"] == 40
+    assert document["plans"][0]["cleanup_in_days"] == 20
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [None, "{not json", {"cleanupPeriodDays": "soon"}, {"cleanupPeriodDays": 0.5}],
+)
 def test_without_a_usable_setting_the_countdown_uses_claude_codes_default(
-    cli, plans_dir, claude_dir, settings
+    cli, claude_dir, settings
 ):
+    plans_dir = claude_dir / "plans"
     make_files(plans_dir, {"idle.md": Plan(DORMANT, 20)})
     if settings is not None:
         write_settings(claude_dir, settings)
@@ -344,7 +386,7 @@ def test_without_a_usable_setting_the_countdown_uses_claude_codes_default(
     document = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json").json()
 
     assert document["cleanup_period_days"] == 30
-    assert document["plans"][0]["cleanup_in_days"] == pytest.approx(10)
+    assert document["plans"][0]["cleanup_in_days"] == 10
 
 
 def test_claude_config_dir_env_moves_settings_and_transcripts(
@@ -352,6 +394,7 @@ def test_claude_config_dir_env_moves_settings_and_transcripts(
 ):
     elsewhere = tmp_path / "claude-profile"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(elsewhere))
+    plans_dir = elsewhere / "plans"
     make_files(plans_dir, {"search.md": Plan(DORMANT, 20)})
     write_settings(elsewhere, {"cleanupPeriodDays": 45})
     write_transcript(elsewhere, SESSION, [plan_mode(SESSION, plans_dir / "search.md")], age_hours=1)

@@ -280,14 +280,24 @@ def archive(
     session: SessionOption = None,
     protect_hours: ProtectHoursOption = None,
     agent: AgentOption = None,
+    yes: YesOption = False,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
 ) -> int:
-    """Archive the plans you name (a dormant plan you want to keep), with their sub-plans."""
+    """Archive the plans you name, with their sub-plans: any plan but one a live session uses."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
     from clarity.clock import parse_now
-    from clarity.runs import run_archive
+    from clarity.render.run_report import preview_lines
+    from clarity.runs import ApplyPreview, run_archive
 
-    report = run_archive(settings, parse_now(now), names, current_values(current), session)
+    def confirm(preview: ApplyPreview) -> bool:
+        if yes:
+            return True
+        needs_terminal(yes, "archive")  # asked only once the names are known to be good
+        return ask(preview_lines(preview), chosen_format)
+
+    report = run_archive(
+        settings, parse_now(now), names, current_values(current), session, confirm=confirm
+    )
     return print_run_report(report, chosen_format)

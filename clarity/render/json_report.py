@@ -43,9 +43,9 @@ def _plan(report: ScanReport, verdict: Verdict, folder: str) -> dict[str, Any]:
         "project": report.project(verdict),  # the working directory of the plan's session
         "decided_by": _VALUES[verdict.basis],
     }
-    left = report.days_left(verdict)
+    left = report.cleanup_in_days(verdict)
     if left is not None:
-        plan["cleanup_in_days"] = round(left, 2)  # until Claude Code's own cleanup deletes it
+        plan["cleanup_in_days"] = left  # whole days until Claude Code's own cleanup deletes it
     advice = report.advice.get(verdict.name)
     if advice is not None:
         plan["advice"] = {
@@ -89,8 +89,8 @@ def scan_document(report: ScanReport) -> dict[str, Any]:
             else {"id": report.proposal, "scanned_at": report.now.isoformat()}
         ),
     }
-    if report.retention is not None:
-        document["cleanup_period_days"] = report.retention.days
+    # null: Claude Code's age-based cleanup does not reach this plans dir (SPEC 9)
+    document["cleanup_period_days"] = None if report.retention is None else report.retention.days
     if report.agent is not None:
         document["agent"] = agent_document(report.agent)
     return document

@@ -143,38 +143,38 @@ def reason_text(row: Row) -> str:
     return verdict.reason
 
 
-URGENT_DAYS = 7.0  # an active plan this close to Claude Code's cleanup is flagged too
+URGENT_DAYS = 7  # an active plan this close to Claude Code's cleanup is flagged too
 
 
-def days_at_risk(report: ScanReport, verdict: Verdict) -> float | None:
+def days_at_risk(report: ScanReport, verdict: Verdict) -> int | None:
     """Days until Claude Code's own cleanup deletes a plan, when the report should say so.
 
     Always for a dormant plan; for an active one (a pinned plan, say) only
     when the day is near, since Claude Code deletes it just the same.
     """
-    left = report.days_left(verdict)
+    left = report.cleanup_in_days(verdict)
     if left is None or (verdict.plan_class is not PlanClass.DORMANT and left >= URGENT_DAYS):
         return None
     return left
 
 
-def cleanup_text(left: float) -> str:
+def cleanup_text(left: int) -> str:
+    """`cleanup_in_days` in words: the same figure as --json gives."""
     if left < 0:
         return "past Claude Code's cleanup age: deleted at its next start"
-    if left < 1:
+    if left == 0:
         return "Claude Code deletes it within a day"
-    whole = int(left)
-    return f"Claude Code deletes it in {whole} day{'s' if whole != 1 else ''}"
+    return f"Claude Code deletes it in {left} day{'s' if left != 1 else ''}"
 
 
-def cleanup_lines(report: ScanReport) -> list[str]:
+def cleanup_lines(report: ScanReport, hint: str = "clarity archive NAME") -> list[str]:
     """The retention rule, and the way out, when a plan in the report is at risk."""
     retention = report.retention
     if retention is None or all(days_at_risk(report, v) is None for v in report.verdicts):
         return []
     return [
         f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
-        "keep a plan with: clarity archive NAME"
+        f"keep a plan with: {hint}"
     ]
 
 

@@ -28,7 +28,11 @@ def preview_lines(preview: ApplyPreview) -> list[str]:
     groups = preview.groups
     archive = [g for g in groups if g.action.value == "archive"]
     trash = [g for g in groups if g.action.value == "trash"]
-    lines = [f"clarity apply: the scan {preview.proposal.label}"]
+    lines = [
+        "clarity archive: the plans you named"
+        if preview.handpicked
+        else f"clarity apply: the scan {preview.proposal.label}"
+    ]
     if preview.resumed:
         lines[0] += " (resuming: an interrupted apply already did part of it)"
     for title, chosen, where in (
