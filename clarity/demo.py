@@ -15,7 +15,10 @@ from datetime import datetime
 from importlib.resources import files
 from pathlib import Path
 
+from clarity.config import Settings, load_settings
 from clarity.errors import ClarityError
+from clarity.model import ScanReport
+from clarity.scan import scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,20 +45,17 @@ def sample_plans(sample: Path | None = None) -> list[SamplePlan]:
     ]
 
 
-def _target(directory: Path | None) -> Path:
-    if directory is None:
-        return Path(tempfile.mkdtemp(prefix="clarity-demo-")) / "plans"
+def _check_target(directory: Path) -> None:
     if directory.is_symlink() and not directory.exists():
         raise ClarityError(f"--dir {directory} is a link to nothing; give a new or empty folder")
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise ClarityError(f"--dir {directory} must be a new or empty directory")
-    return directory
 
 
-def lay_out_sample(directory: Path | None, now: datetime) -> Path:
-    """Copy the sample plans into directory and give each its age as of now."""
+def lay_out_sample(target: Path, now: datetime) -> Path:
+    """Copy the sample plans into target (new or empty) and give each its age as of now."""
     sample = sample_dir()
-    target = _target(directory)
+    _check_target(target)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -68,3 +68,27 @@ def lay_out_sample(directory: Path | None, now: datetime) -> Path:
         mtime = now.timestamp() - plan.age_days * 86400
         os.utime(destination, (mtime, mtime))
     return target.absolute()
+
+
+def sample_settings(plans_dir: Path) -> Settings:
+    """The defaults, whatever this machine's config, environment or Claude Code settings say:
+    the sample shows what clarity does out of the box (files named here do not exist)."""
+    return load_settings(
+        {"plans_dir": plans_dir},
+        {"CLAUDE_CONFIG_DIR": str(plans_dir / ".no-claude-here")},
+        plans_dir,
+        config_path=plans_dir / ".no-config-here.toml",
+    )
+
+
+def run_demo(directory: Path | None, now: datetime) -> tuple[ScanReport, Path | None]:
+    """The sample's scan, and where the sample stays (None: a temporary folder, gone again).
+
+    Nothing is recorded: apply on the sample starts from a scan of it.
+    """
+    if directory is not None:
+        plans_dir = lay_out_sample(directory, now)
+        return scan(sample_settings(plans_dir), now), plans_dir
+    with tempfile.TemporaryDirectory(prefix="clarity-demo-") as temporary:
+        plans_dir = lay_out_sample(Path(temporary) / "plans", now)
+        return scan(sample_settings(plans_dir), now), None

@@ -196,6 +196,7 @@ class ScanReport(NamedTuple):
     notes: tuple[str, ...] = ()  # things the reader of the report should know
     projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
     proposal: str | None = None  # the id apply knows this scan by; None: not recorded
+    dir_options: tuple[str, ...] = ()  # what chose the directories, for hints (hints.py)
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""
@@ -209,6 +210,10 @@ class ScanReport(NamedTuple):
         for verdict in self.verdicts:
             counts[verdict.plan_class.value] += 1
         return counts
+
+    def moves(self) -> bool:
+        """Whether apply would move anything."""
+        return any(verdict.action in MOVING_ACTIONS for verdict in self.verdicts)
 
     def age_days(self, verdict: Verdict) -> float:
         return (self.now.timestamp() - verdict.facts.mtime) / 86400

@@ -12,6 +12,7 @@ from clarity.classifier import Evidence, Rules, classify
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.facts_cache import FactsCache
+from clarity.hints import dir_options
 from clarity.locations import expand_home
 from clarity.markers import compile_markers
 from clarity.model import NO_SESSIONS, PlanSessions, ScanReport, Verdict
@@ -132,6 +133,7 @@ def scan(
         retention=settings.retention,
         notes=sessions.notes,
         projects=sessions.projects,
+        dir_options=dir_options(settings),
     )
     if project is not None:
         report = in_project(report, project)

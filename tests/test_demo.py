@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,13 +42,39 @@ def test_demo_copies_the_bytes_of_the_sample(cli, tmp_path: Path) -> None:
         assert (tmp_path / "sample" / plan.name).read_bytes() == original
 
 
-def test_demo_in_a_temporary_directory_says_where_it_is(cli) -> None:
-    result = cli("demo")
+def test_demo_in_a_temporary_directory_leaves_nothing_behind(cli, tmp_path, monkeypatch) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    tempfile.tempdir = None  # read TMPDIR again
+    try:
+        result = cli("demo")
+    finally:
+        tempfile.tempdir = None
     assert result.exit_code == 0
     assert "Completed: archive" in result.stdout
-    where = result.stderr.split("scan them again with:\n")[1].split("--plans-dir ")[1].strip()
-    assert Path(where).is_dir()
-    assert len(list(Path(where).iterdir())) == len(sample_plans())
+    assert "clarity demo --dir clarity-demo" in result.stderr
+    assert list(scratch.iterdir()) == []
+
+
+def test_demo_shows_the_defaults_whatever_this_machine_is_set_to(
+    cli, tmp_path, isolated_home, monkeypatch
+) -> None:
+    # a user's thresholds, plans dir and Claude Code cleanup period are theirs, not the sample's
+    config = isolated_home / ".config" / "clarity" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("stale_days = 1000\ndormant_days = 1000\n")
+    monkeypatch.setenv("CLARITY_STALE_BYTES", "1")
+    claude = isolated_home / ".claude"
+    claude.mkdir()
+    (claude / "settings.json").write_text('{"cleanupPeriodDays": 2}')
+
+    document = cli("demo", "--dir", str(tmp_path / "sample"), "--json").json()
+
+    got = {plan["name"]: plan["class"] for plan in document["plans"]}
+    assert got == {plan.name: plan.expect for plan in sample_plans()}
+    assert document["cleanup_period_days"] is None
+    assert not (isolated_home / ".local" / "state").exists()  # nothing recorded for the sample
 
 
 def test_demo_refuses_a_directory_that_is_not_empty(cli, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from clarity.cli import main
@@ -361,6 +361,7 @@ def _damaged(journal: bytes, how: Damage) -> bytes:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hows=st.lists(damage, min_size=1, max_size=3))
+@example(hows=[("flip", 0.0625, 1)])  # the begin's archive_dir flipped: its moves did not fit
 def test_fuzzed_interrupted_journals_never_wedge_or_lose_a_byte(
     tmp_path_factory: pytest.TempPathFactory, hows: list[Damage]
 ) -> None:

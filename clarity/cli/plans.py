@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -29,6 +28,7 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
+from clarity.locations import expand_home
 from clarity.output import say
 from clarity.terminal import (
     Format,
@@ -42,58 +42,7 @@ from clarity.terminal import (
 )
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from clarity.config import Settings
-    from clarity.model import ScanReport
-
-
-def _moves(report: ScanReport) -> bool:
-    from clarity.model import MOVING_ACTIONS
-
-    return any(v.action in MOVING_ACTIONS for v in report.verdicts)
-
-
-def _scan_and_record(
-    settings: Settings,
-    now: datetime,
-    current: list[str],
-    session: str | None,
-    progress: ProgressBar | None = None,
-    project: Path | None = None,
-    record: bool = True,
-) -> ScanReport:
-    """Settle a killed run first, scan (the agent reviewing dormant plans when it is on), and
-    record the proposal for apply: what the person reviews is what apply carries out."""
-    from clarity.proposal import save_proposal
-    from clarity.scan import scan_and_propose
-    from clarity.state import DirState
-
-    state = DirState.for_plans_dir(settings.plans_dir)
-    if settings.plans_dir.is_dir() and state.running_run() is not None:
-        from clarity.runs import settle_interrupted  # the executor, only when needed
-
-        for line in settle_interrupted(state):
-            note(line)
-    review = None
-    if settings.agent.enabled:
-        from clarity.agent.advisor import make_advisor
-        from clarity.agent.review import dormant_reviewer
-
-        advisor = make_advisor(settings.agent, os.environ)
-        review = dormant_reviewer(advisor, settings.agent.plan_bytes)
-    report, proposal = scan_and_propose(
-        settings, now, current, session, progress, state, review, project
-    )
-    if not record:
-        return report  # a report nobody reviews (the schedule's) keeps the reviewed one
-    try:
-        save_proposal(state, proposal)
-    except (ClarityError, OSError) as error:
-        message = error.message if isinstance(error, ClarityError) else str(error)
-        note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
-        return report
-    return report._replace(proposal=proposal.id)
 
 
 @app.command()
@@ -131,11 +80,19 @@ def scan(
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
     from clarity.locations import expand_home
+    from clarity.scanning import run_scan
 
     where = None if project is None else expand_home(project).absolute()
     try:
-        report = _scan_and_record(
-            settings, parse_now(now), current_values(current), session, bar, where, record
+        report = run_scan(
+            settings,
+            parse_now(now),
+            current_values(current),
+            session,
+            note,
+            progress=bar,
+            project=where,
+            record=record,
         )
     finally:
         bar.close()
@@ -144,9 +101,13 @@ def scan(
         note(f"report written to {output}")
         return
     print_scan_report(report, chosen_format)
-    if chosen_format is not Format.JSON and _moves(report) and report.proposal is not None:
-        hint = f"Review the above, then run clarity apply --proposal {report.proposal}"
-        say([f"{hint} to carry out exactly this scan."], err=True)
+    if chosen_format is not Format.JSON and report.proposal is not None and report.moves():
+        from clarity.render.layout import apply_command
+
+        say(
+            [f"Review the above, then run {apply_command(report)} to carry out exactly this scan."],
+            err=True,
+        )
 
 
 @app.command("config")
@@ -177,23 +138,34 @@ def demo(
 ) -> None:
     """Lay out the shipped sample plans, with their ages, and scan them."""
     from clarity.clock import parse_now
-    from clarity.demo import lay_out_sample
+    from clarity.demo import run_demo
+    from clarity.hints import clarity_command
 
     chosen_format = choose_format(json_output, output_format)
-    now = parse_now(None)
-    plans_dir = lay_out_sample(directory, now)
-    settings = settings_from({"plans_dir": plans_dir})
-    from clarity.scan import scan as run_scan
+    where = None if directory is None else expand_home(directory)
+    report, kept = run_demo(where, parse_now(None))
+    print_scan_report(report, chosen_format)
+    if kept is None:
+        lines = ["", "The sample was laid out in a temporary folder, now removed. To keep it:"]
+        lines.append("  " + clarity_command("demo", "--dir", "clarity-demo"))
+    else:
+        lines = ["", f"The sample plans are in {kept}; scan them again with:"]
+        lines.append("  " + clarity_command("scan", "--plans-dir", str(kept)))
+    say(lines, err=True)
 
-    print_scan_report(run_scan(settings, now), chosen_format)  # not recorded: a throwaway dir
-    say(
-        [
-            "",
-            f"The sample plans are in {plans_dir}; scan them again with:",
-            f"  clarity scan --plans-dir {plans_dir}",
-        ],
-        err=True,
-    )
+
+def _only_with_rescan(settings: Settings, given: dict[str, float | None]) -> None:
+    """Thresholds decide the classes, which only a scan does: apply carries out the reviewed
+    scan as it was, so a threshold it would ignore is an error, not a silent no-op."""
+    from clarity.hints import clarity_command, dir_options
+
+    for option, value in given.items():
+        if value is not None:
+            review = clarity_command("scan", option, f"{value:g}", options=dir_options(settings))
+            raise ClarityError(
+                f"{option} changes how plans are classified, and apply carries out the scan "
+                f"you reviewed; review with {review}, or scan and apply at once with --rescan"
+            )
 
 
 @app.command()
@@ -226,6 +198,15 @@ def apply(
     """Carry out the latest scan: archive completed plans, trash stale ones."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
+    if not rescan:
+        _only_with_rescan(
+            settings,
+            {
+                "--stale-days": stale_days,
+                "--stale-bytes": stale_bytes,
+                "--dormant-days": dormant_days,
+            },
+        )
     needs_terminal(yes, "apply")
     from clarity.clock import parse_now
     from clarity.render.run_report import preview_lines

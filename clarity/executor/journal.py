@@ -32,6 +32,7 @@ from clarity.executor.records import (
     End,
     GroupRecord,
     Intent,
+    Move,
     Outcome,
     OutcomeRecord,
     Record,
@@ -131,9 +132,26 @@ def read_run(path: Path) -> RunLog:
                 log.damaged.append(Damage(number, "a second begin", raw))
         elif log.begin is None:
             log.damaged.append(Damage(number, "a record before the run's begin", raw))
+        elif isinstance(record, Intent) and (misfit := _misplaced(log.begin, record)):
+            log.damaged.append(Damage(number, misfit, raw))
         else:
             log.add(record)
     return log
+
+
+def _misplaced(begin: Begin, intent: Intent) -> str | None:
+    """Why a move does not fit its run's directories (one of them damaged), or None."""
+    if intent.move is Move.RESTORE:
+        if intent.dst is None or intent.dst.parent != begin.plans_dir:
+            return "a move back that does not end in the run's plans dir"
+        return None
+    if intent.src.parent != begin.plans_dir:
+        return "a move that does not start in the run's plans dir"
+    if intent.move is Move.ARCHIVE and (
+        intent.dst is None or not intent.dst.is_relative_to(begin.archive_dir)
+    ):
+        return "an archive move that does not end in the run's archive"
+    return None
 
 
 class Runs(NamedTuple):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from clarity.classifier import follows_parent_reason
+from clarity.hints import clarity_command
 from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
 from clarity.printable import printable
 
@@ -88,7 +89,13 @@ def proposal_line(report: ScanReport) -> str:
     if report.proposal is None:
         return "This scan was not recorded: apply needs --rescan to act on it."
     when = report.now.strftime("%Y-%m-%d %H:%M")
-    return f"Proposal {report.proposal} ({when}): clarity apply --proposal {report.proposal}"
+    return f"Proposal {report.proposal} ({when}): {apply_command(report)}"
+
+
+def apply_command(report: ScanReport) -> str:
+    """The command that carries out exactly this scan, on the same directories."""
+    assert report.proposal is not None
+    return clarity_command("apply", "--proposal", report.proposal, options=report.dir_options)
 
 
 def project_text(project: str | None) -> str:
@@ -167,14 +174,15 @@ def cleanup_text(left: int) -> str:
     return f"Claude Code deletes it in {left} day{'s' if left != 1 else ''}"
 
 
-def cleanup_lines(report: ScanReport, hint: str = "clarity archive NAME") -> list[str]:
+def cleanup_lines(report: ScanReport) -> list[str]:
     """The retention rule, and the way out, when a plan in the report is at risk."""
     retention = report.retention
     if retention is None or all(days_at_risk(report, v) is None for v in report.verdicts):
         return []
+    keep = clarity_command("archive", "NAME", options=report.dir_options)
     return [
         f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
-        f"keep a plan with: {hint}"
+        f"keep a plan with: {keep}"
     ]
 
 

@@ -1,0 +1,69 @@
+"""`clarity scan` as the CLI calls it: settle a killed run, scan (the agent reviewing
+dormant plans when it is on), and record the proposal apply will carry out.
+
+The counterpart of runs.py for the command that moves nothing; what this
+returns is a ScanReport for a renderer, and what it has to say on the way
+(a run settled, a scan not recorded) goes to a `note` callback.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clarity.errors import ClarityError
+from clarity.state import DirState
+
+if TYPE_CHECKING:
+    from clarity.config import Settings
+    from clarity.model import ScanReport
+    from clarity.progress import Progress
+
+Note = Callable[[str], None]
+
+
+def run_scan(
+    settings: Settings,
+    now: datetime,
+    current: Iterable[str],
+    session: str | None,
+    note: Note,
+    *,
+    progress: Progress | None = None,
+    project: Path | None = None,
+    record: bool = True,
+) -> ScanReport:
+    """Scan, and record the proposal for apply: what the person reviews is what apply
+    carries out. record=False: a report nobody reviews (the schedule's) keeps the
+    reviewed one."""
+    from clarity.proposal import save_proposal
+    from clarity.scan import scan_and_propose
+
+    state = DirState.for_plans_dir(settings.plans_dir)
+    if settings.plans_dir.is_dir() and state.running_run() is not None:
+        from clarity.runs import settle_interrupted  # the executor, only when needed
+
+        for line in settle_interrupted(state):
+            note(line)
+    review = None
+    if settings.agent.enabled:
+        from clarity.agent.advisor import make_advisor
+        from clarity.agent.review import dormant_reviewer
+
+        advisor = make_advisor(settings.agent, os.environ)
+        review = dormant_reviewer(advisor, settings.agent.plan_bytes)
+    report, proposal = scan_and_propose(
+        settings, now, current, session, progress, state, review, project
+    )
+    if not record:
+        return report
+    try:
+        save_proposal(state, proposal)
+    except (ClarityError, OSError) as error:
+        message = error.message if isinstance(error, ClarityError) else str(error)
+        note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
+        return report
+    return report._replace(proposal=proposal.id)
