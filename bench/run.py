@@ -152,10 +152,10 @@ class Bench:
         """Seconds the command took, its output thrown away as a user's pipe would."""
         return self._run(command, subprocess.DEVNULL, env)[0]
 
-    def run_into(self, command: Command, path: Path) -> float:
+    def run_into(self, command: Command, path: Path, env: dict[str, str] | None = None) -> float:
         """Seconds the command took, its output written to a file."""
         with path.open("wb") as stream:
-            return self._run(command, stream)[0]
+            return self._run(command, stream, env)[0]
 
     def capture(self, command: Command) -> tuple[str, str]:
         return self._run(command, subprocess.PIPE)[1:]
@@ -208,6 +208,26 @@ def scan_figure(bench: Bench, count: int, repeat: int, kind: str, target: float 
     if kind == REPEAT:
         bench.check_cached(f"the repeat scan of {count:,} plans")
     return Figure(f"{kind}, {count:,} plans", clarity_s, baseline_s, target)
+
+
+def table_figure(bench: Bench, count: int, repeat: int) -> Figure:
+    """The default report a person reads in a terminal against `--json`, both repeat scans.
+
+    FORCE_COLOR makes rich draw for a terminal (colours, the terminal's width) while the
+    output goes to a file the bench can time; the JSON goes to a file as well.
+    """
+    plans_dir, _ = bench.corpus(count)
+    base = ("scan", "--plans-dir", plans_dir, "--now", NOW.isoformat(), "--no-record")
+    table = clarity_command(*base)
+    as_json = clarity_command(*base, "--json")
+    out = bench.work / "report.out"
+    terminal = {"FORCE_COLOR": "1", "COLUMNS": "120"}
+
+    clarity_s, baseline_s = take_turns(
+        repeat, lambda: bench.run_into(table, out, terminal), lambda: bench.run_into(as_json, out)
+    )
+    name = f"terminal report vs --json, {count:,} plans"
+    return Figure(name, clarity_s, baseline_s, 1.5, note="repeat scans, both into a file")
 
 
 def empty_figure(bench: Bench, repeat: int) -> Figure:
@@ -528,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             figures += scans.values()
             for small, large in itertools.pairwise(sizes):
                 figures.append(scaling_figure(scans[small], scans[large], large / small))
+        figures.append(table_figure(bench, args.apply_size, args.repeat))
         figures.append(empty_figure(bench, args.repeat))
         for kind in (FIRST, REPEAT):
             figures += apply_figures(bench, args.apply_size, args.repeat, kind)

@@ -37,12 +37,13 @@ def choose_format(json_flag: bool, chosen: Format | None) -> Format:
     return Format.JSON if json_flag else (chosen or Format.TABLE)
 
 
-def print_scan_report(report: ScanReport, output_format: Format) -> None:
+def print_scan_report(report: ScanReport, output_format: Format, *, show_all: bool = False) -> None:
+    """The report on stdout; the table folds long lists of plans apply handles unless show_all."""
     if output_format is Format.TABLE:
         from clarity.render.console import plain_console
         from clarity.render.table_report import print_scan
 
-        print_scan(report, plain_console())
+        print_scan(report, plain_console(), show_all=show_all)
     elif output_format is Format.JSON:
         from clarity.render.json_report import scan_document
 
@@ -67,8 +68,10 @@ def scan_report_text(report: ScanReport, output_format: Format) -> str:
     from clarity.render.table_report import print_scan
 
     buffer = io.StringIO()
-    print_scan(
-        report, plain_console(file=buffer, width=120, color_system=None, force_terminal=False)
+    print_scan(  # a file is read at leisure, or searched: every plan is in it
+        report,
+        plain_console(file=buffer, width=120, color_system=None, force_terminal=False),
+        show_all=True,
     )
     return buffer.getvalue()
 

@@ -74,6 +74,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "repeat scan, 30 plans",
         "repeat scan, 300 plans",
         "repeat scan, 300 plans vs 30 plans",
+        "terminal report vs --json, 30 plans",
         "scan, empty dir vs import typer, rich",
         "apply --rescan --yes, 30 plans, first scan",
         "apply --rescan --yes, 30 plans, first scan, vs batched floor",

@@ -64,6 +64,14 @@ def scan(
         Path | None,
         typer.Option("--output", help="Write the report to this file instead (whole, at once)."),
     ] = None,
+    show_all: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="List every plan in the table; without it, long lists of plans apply handles "
+            "alone (completed, stale, active) are folded after their newest.",
+        ),
+    ] = False,
     record: Annotated[
         bool,
         typer.Option(
@@ -100,7 +108,7 @@ def scan(
         save_scan_report(report, chosen_format, expand_home(output))
         note(f"report written to {output}")
         return
-    print_scan_report(report, chosen_format)
+    print_scan_report(report, chosen_format, show_all=show_all)
     if chosen_format is not Format.JSON and report.proposal is not None and report.moves():
         from clarity.render.layout import apply_command
 

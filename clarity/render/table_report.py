@@ -1,8 +1,24 @@
-"""The scan report for a terminal (rich)."""
+"""The scan report for a person at a terminal.
+
+Counts first, then each class's plans in columns as wide as the terminal
+allows. What needs a decision is listed whole (dormant plans, plans Claude
+Code's cleanup is about to delete); the long lists apply handles on its own
+(completed, stale, active) show their newest plans and fold the rest into
+one line, unless `--all`. Drawn as rich Segments, not a rich Table: a table
+of 10,000 rows took seconds to lay out, these take milliseconds.
+
+Every string from outside (names, titles, reasons, paths) is escaped with
+`printable` here, since Segments reach the terminal as given.
+"""
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment, Segments
 
 from clarity.model import PlanClass, ScanReport
 from clarity.printable import printable
@@ -28,8 +44,7 @@ from clarity.render.layout import (
 )
 
 if TYPE_CHECKING:
-    from rich.table import Table
-    from rich.text import Text
+    from rich.style import Style
 
     from clarity.render.console import PlainConsole
 
@@ -39,10 +54,46 @@ _STYLES = {
     PlanClass.DORMANT: "magenta",
     PlanClass.ACTIVE: "cyan",
 }
+FOLDED = (PlanClass.COMPLETED, PlanClass.STALE, PlanClass.ACTIVE)  # apply decides these alone
+SHOWN = 10  # plans a folded list shows (with their sub-plans) ...
+FOLD_OVER = 15  # ... once it is longer than this
+WARNINGS_SHOWN = 10
+REASON_MIN = 24  # narrower than this, the reason goes under the name instead
+REASON_WANTED = 60  # columns a reason may have before a title gets more
+_AGE, _SIZE, _GAP, _MARGIN = 6, 8, 2, 2
+_FIXED = _MARGIN + _GAP + _AGE + _GAP + _SIZE + _GAP
 
 
-def _indent(row: Row) -> str:
-    return "  └ " if row.nested else ""
+@dataclass(frozen=True, slots=True)
+class _Widths:
+    name: int
+    reason: int  # 0: stacked, the reason on lines of its own under the name
+    total: int
+
+
+class _Drawing:
+    """Segments for the console: lines of (text, style) pieces, each text already escaped."""
+
+    def __init__(self, console: PlainConsole) -> None:
+        self._console = console
+        self.width = max(console.width, 40)
+        self.segments: list[Segment] = []
+        self._styles: dict[str, Style | None] = {}
+
+    def style(self, name: str) -> Style | None:
+        if name not in self._styles:
+            self._styles[name] = self._console.get_style(name) if name else None
+        return self._styles[name]
+
+    def line(self, *pieces: tuple[str, str]) -> None:
+        for text, style in pieces:
+            if text:
+                self.segments.append(Segment(text, self.style(style)))
+        self.segments.append(Segment.line())
+
+    def text(self, text: str, style: str = "") -> None:
+        """One line of prose (a path, a note): never cut, so it can be copied."""
+        self.line((printable(text), style))
 
 
 def _name(row: Row) -> str:
@@ -51,85 +102,175 @@ def _name(row: Row) -> str:
     parent = row.verdict.parent
     if row.nested and parent is not None and name.startswith(parent.removesuffix(".md")):
         name = "…" + name[len(parent.removesuffix(".md")) :]
-    return printable(name)
+    return ("└ " if row.nested else "") + printable(name)
 
 
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _plan_cell(report: ScanReport, row: Row, name_width: int, console: PlainConsole) -> Text:
-    """The name, and under it (dim) the title and project, cut to the name column's width."""
-    indent = _indent(row)
-    cell = console.render_str(indent + _name(row))
+def _about(report: ScanReport, row: Row) -> str:
+    """The dim line under a name: the plan's title and its project."""
     project = project_text(report.project(row.verdict)) if not row.nested else ""
-    about = " · ".join(
-        part for part in (display_name(row.verdict.facts.title or ""), project) if part
-    )
-    if about:
-        shown = _shorten(printable(about), name_width - len(indent))
-        cell.append("\n")
-        cell.append(console.render_str(" " * len(indent) + shown, style="dim"))
-    return cell
+    title = display_name(row.verdict.facts.title or "")
+    about = " · ".join(part for part in (title, project) if part)
+    return ("  " if row.nested else "") + printable(about) if about else ""
 
 
-def _reason_cell(report: ScanReport, row: Row, console: PlainConsole) -> Text:
-    cell = console.render_str(reason_text(row))
+def _notes(report: ScanReport, row: Row) -> list[tuple[str, str]]:
+    """Lines under a reason: the agent's verdict, the days Claude Code's cleanup leaves."""
+    notes: list[tuple[str, str]] = []
     advice = report.advice.get(row.verdict.name)
     if advice is not None:
-        cell.append("\n")
-        cell.append(console.render_str(display_name(advice_text(advice)), style="italic"))
+        notes.append((printable(display_name(advice_text(advice))), "italic"))
     left = days_at_risk(report, row.verdict)
     if left is not None:
-        cell.append("\n")
-        style = "bold red" if left < URGENT_DAYS else "dim"
-        cell.append(console.render_str(cleanup_text(left), style=style))
-    return cell
+        notes.append((cleanup_text(left), "bold red" if left < URGENT_DAYS else "dim"))
+    return notes
+
+
+def _cut(text: str, width: int) -> str:
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(width - 1, 0)) + "…"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Words kept whole (a session id is not split at its hyphens) unless wider than width."""
+    if len(text) <= width:
+        return [text]
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [text]
+
+
+def _widths(rows: list[tuple[Row, str, str, str]], total: int) -> _Widths:
+    """Columns for these rows at this width: every name whole, titles as wide as spare room
+    allows, the reason the rest; too narrow for a reason column, the reason goes under."""
+    names = max(cell_len(name) for _, name, _, _ in rows)
+    titles = max(cell_len(about) for _, _, about, _ in rows)
+    reasons = max(len(reason) for _, _, _, reason in rows)
+    words = max(len(word) for _, _, _, reason in rows for word in reason.split() or [""])
+    if total - _FIXED - names < max(REASON_MIN, words):  # a session id would be split
+        return _Widths(names, 0, total)
+    spare_for_titles = total - _FIXED - min(max(reasons, REASON_MIN), REASON_WANTED)
+    name = max(names, min(titles, spare_for_titles))
+    return _Widths(name, total - _FIXED - name, total)
+
+
+def _row(draw: _Drawing, report: ScanReport, item: tuple[Row, str, str, str], w: _Widths) -> None:
+    row, name, about, reason = item
+    margin = " " * _MARGIN
+    figures = (
+        " " * _GAP + format_age(row.age_days).rjust(_AGE) + " " * _GAP,
+        format_size(row.verdict.facts.size).rjust(_SIZE),
+    )
+    notes = _notes(report, row)
+    if w.reason == 0:  # stacked: a narrow terminal
+        fits = w.name + _FIXED - _GAP <= w.total
+        shown = set_cell_size(name, w.name) if fits else name
+        draw.line((margin + shown, ""), (figures[0], ""), (figures[1], "dim"))
+        indent = margin + "  "
+        width = max(w.total - len(indent), 20)
+        if about:
+            draw.line((indent + _cut(about.strip(), width), "dim"))
+        for line in _wrap(reason, width):
+            draw.line((indent + line, ""))
+        for text, style in notes:
+            for line in _wrap(text, width):
+                draw.line((indent + line, style))
+        return
+    lines = [(line, "") for line in _wrap(reason, w.reason)]
+    lines += [(line, style) for text, style in notes for line in _wrap(text, w.reason)]
+    left = [(set_cell_size(name, w.name), "")]
+    if about:
+        left.append((set_cell_size(_cut(about, w.name), w.name), "dim"))
+    blank = " " * (w.name + len(figures[0]) + _SIZE + _GAP)
+    for index in range(max(len(left), len(lines))):
+        reason_text_, style = lines[index] if index < len(lines) else ("", "")
+        if index < len(left) and not reason_text_:
+            text, left_style = left[index]
+            draw.line((margin + text.rstrip(), left_style))
+        elif index < len(left):
+            text, left_style = left[index]
+            draw.line(
+                (margin + text, left_style),
+                (figures[0] if index == 0 else " " * len(figures[0]), ""),
+                (figures[1] if index == 0 else " " * _SIZE, "dim"),
+                (" " * _GAP + reason_text_, style),
+            )
+        else:
+            draw.line((margin + blank + reason_text_, style))
+
+
+def _shown(report: ScanReport, plan_class: PlanClass, rows: list[Row], show_all: bool) -> int:
+    """How many rows to show before folding: all, or the first SHOWN plans' (and any at
+    risk of Claude Code's cleanup after them are shown too, by _visible)."""
+    if show_all or plan_class not in FOLDED:
+        return len(rows)
+    plans = sum(1 for row in rows if not row.nested)
+    if plans <= FOLD_OVER:
+        return len(rows)
+    seen = 0
+    for index, row in enumerate(rows):
+        if not row.nested:
+            seen += 1
+            if seen > SHOWN:
+                return index
+    return len(rows)
+
+
+def _visible(
+    report: ScanReport, plan_class: PlanClass, rows: list[Row], show_all: bool
+) -> tuple[list[Row], int]:
+    """The rows to draw, and how many were folded away (sub-plans count: the section's
+    title counts them too)."""
+    cut = _shown(report, plan_class, rows, show_all)
+    rest = rows[cut:]
+    at_risk = [row for row in rest if days_at_risk(report, row.verdict) is not None]
+    return rows[:cut] + at_risk, len(rest) - len(at_risk)
 
 
 def _section(
-    report: ScanReport, plan_class: PlanClass, title: str, rows: list[Row], console: PlainConsole
-) -> Table:
-    from rich import box
-    from rich.table import Table
-
-    table = Table(
-        title=f"{title} ({len(rows)})",
-        title_justify="left",
-        title_style=f"bold {_STYLES[plan_class]}",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-    )
-    # Names are what a user acts on: never wrapped. The title sits under the name.
-    table.add_column("plan", no_wrap=True, overflow="ellipsis")
-    table.add_column("age", justify="right", no_wrap=True)
-    table.add_column("size", justify="right", no_wrap=True)
-    table.add_column("reason", overflow="fold", min_width=20)
-    name_width = max(24, *(len(_indent(row)) + len(_name(row)) for row in rows))
-    for row in rows:
-        table.add_row(
-            _plan_cell(report, row, name_width, console),
-            format_age(row.age_days),
-            format_size(row.verdict.facts.size),
-            _reason_cell(report, row, console),
+    draw: _Drawing,
+    report: ScanReport,
+    plan_class: PlanClass,
+    title: str,
+    rows: list[Row],
+    show_all: bool,
+) -> None:
+    visible, folded = _visible(report, plan_class, rows, show_all)
+    items = [(row, _name(row), _about(report, row), printable(reason_text(row))) for row in visible]
+    widths = _widths(items, draw.width)
+    draw.line((f"{title} ({len(rows):,})", f"bold {_STYLES[plan_class]}"))
+    header = " " * _MARGIN + "plan".ljust(widths.name) + " " * _GAP + "age".rjust(_AGE)
+    header += " " * _GAP + "size".rjust(_SIZE)
+    draw.line((header + (" " * _GAP + "reason" if widths.reason else ""), "dim"))
+    for item in items:
+        _row(draw, report, item, widths)
+    if folded:
+        draw.line(
+            (
+                f"{' ' * _MARGIN}... and {folded:,} more {plan_class.value}; "
+                f"{_all_command(report)} lists them",
+                "dim",
+            )
         )
-    return table
 
 
-def print_scan(report: ScanReport, console: PlainConsole) -> None:
-    """The report on the console, every string from outside escaped by it (never markup)."""
-    # soft_wrap: a path in these lines is never broken, so it can be copied
-    console.print(header_line(report), style="bold", soft_wrap=True)
-    console.print(summary_line(report), soft_wrap=True)
+def _all_command(report: ScanReport) -> str:
+    from clarity.hints import clarity_command
+
+    return clarity_command("scan", "--all", options=report.dir_options)
+
+
+def print_scan(report: ScanReport, console: PlainConsole, *, show_all: bool = False) -> None:
+    """The report on the console: counts, then each class's plans, then what to know."""
+    draw = _Drawing(console)
+    draw.text(header_line(report), "bold")
+    draw.text(summary_line(report))
     for plan_class, title, rows in sections(report):
-        console.print()
-        console.print(_section(report, plan_class, title, rows, console))
+        draw.line()
+        _section(draw, report, plan_class, title, rows, show_all)
     if report.skipped:
-        console.print()
-        console.print(f"Skipped ({len(report.skipped)})", style="bold")
+        draw.line()
+        draw.text(f"Skipped ({len(report.skipped):,})", "bold")
         for item in report.skipped:
-            console.print(f"  {display_name(str(item.path))}: {item.reason}", soft_wrap=True)
+            draw.text(f"  {display_name(str(item.path))}: {item.reason}")
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
@@ -138,13 +279,17 @@ def print_scan(report: ScanReport, console: PlainConsole) -> None:
         *report.notes,
         *agent_lines(report.agent),
     ]
-    if notes:
-        console.print()
-        for line in notes:
-            console.print(line, soft_wrap=True)
+    draw.line()
+    for line in notes:
+        draw.text(line)
     warnings = warning_lines(report)
     if warnings:
-        console.print()
-        console.print(f"Warnings ({len(warnings)})", style="bold")
-        for line in warnings:
-            console.print(f"  {line}", soft_wrap=True)
+        draw.line()
+        draw.text(f"Warnings ({len(warnings):,})", "bold")
+        shown = warnings if show_all or len(warnings) <= FOLD_OVER else warnings[:WARNINGS_SHOWN]
+        for line in shown:
+            draw.text(f"  {line}")
+        if len(shown) < len(warnings):
+            rest = len(warnings) - len(shown)
+            draw.text(f"  ... and {rest:,} more; {_all_command(report)} lists them", "dim")
+    console.print(Segments(draw.segments), soft_wrap=True)
