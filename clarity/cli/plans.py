@@ -272,7 +272,10 @@ def undo(
 
 @app.command()
 def archive(
-    names: Annotated[list[str], typer.Argument(help="Plans to archive, as the scan names them.")],
+    names: Annotated[
+        list[str],
+        typer.Argument(metavar="NAME...", help="Plans to archive, as the scan names them."),
+    ],
     plans_dir: PlansDirOption = None,
     archive_dir: ArchiveDirOption = None,
     now: NowOption = None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from clarity.cli.app import app
+from clarity.cli.app import App, Group, app, help_when_bare
 from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
 from clarity.errors import ClarityError
 from clarity.output import say
@@ -16,9 +16,13 @@ from clarity.schedule import HOUR, MINUTE, Mode, SchedulerName
 if TYPE_CHECKING:
     from clarity.schedule import Scheduler
 
-schedule_app = typer.Typer(
-    help="Run clarity weekly: install, show or remove the schedule.", no_args_is_help=True
+schedule_app = App(
+    help="Run clarity weekly: install, show or remove the schedule.",
+    cls=Group,
+    invoke_without_command=True,
+    rich_markup_mode=None,
 )
+schedule_app.callback()(help_when_bare)
 app.add_typer(schedule_app, name="schedule")
 
 SchedulerOption = Annotated[
