@@ -87,10 +87,12 @@ def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> N
 
 
 def needs_terminal(yes: bool, command: str) -> None:
+    """Refuse to ask where nobody can answer. Called once the command knows what it would
+    do, so that a missing scan or nothing to undo is said first: that is the real step."""
     if not yes and not sys.stdin.isatty():
         raise ClarityError(
-            f"clarity {command} asks before it moves anything and there is no terminal to ask "
-            f"at; review with clarity scan, then run clarity {command} --yes"
+            f"clarity {command} asks before it moves anything, and there is no terminal to "
+            f"ask at; run the same command again with --yes to go ahead without the question"
         )
 
 
