@@ -6,9 +6,11 @@ typer app in cli/ stays a list of commands.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,6 +112,8 @@ class ProgressBar:
     moving them), it returns the tick for that phase. Nothing is drawn for a
     run that ends sooner, with --json, or when stderr is not a terminal
     (cron, pipes, the slash command). CLARITY_PROGRESS_DELAY sets the second.
+    The second is counted from the start of the run, and again from the
+    answer to a question asked within it (`paused`).
     """
 
     EVERY = 32  # ticks between looks at the clock: a tick is made per plan
@@ -157,6 +161,17 @@ class ProgressBar:
             self._tasks[label] = self._progress.add_task(shown, total=total, completed=done)
         else:
             self._progress.update(task, completed=done)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Around a question: no bar drawn over it, and the delay counted afresh after it,
+        so that the bar times the work, not the person answering."""
+        self.close()
+        self._tasks.clear()
+        try:
+            yield
+        finally:
+            self.started = time.monotonic()
 
     def close(self) -> None:
         if self._progress is not None:

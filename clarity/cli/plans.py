@@ -234,7 +234,8 @@ def apply(
         if yes:
             return True
         needs_terminal(yes, "apply")  # asked only once there is something to apply
-        return ask(preview_lines(preview), chosen_format)
+        with bar.paused():  # the bar times the moves, not the answer
+            return ask(preview_lines(preview), chosen_format)
 
     bar = ProgressBar(chosen_format is not Format.JSON)
     try:
