@@ -10,29 +10,27 @@ import pytest
 
 from tests.conftest import run_process
 
-COMMANDS = [
-    [],
-    ["scan"],
-    ["config"],
-    ["demo"],
-    ["apply"],
-    ["undo"],
-    ["archive"],
-    ["install-command"],
-    ["uninstall-command"],
-    ["schedule"],
-    ["schedule", "install"],
-    ["schedule", "show"],
-    ["schedule", "remove"],
-]
 
-
-def test_every_command_of_the_app_is_checked_here(cli) -> None:
+def every_command() -> list[list[str]]:
+    """`clarity` and each command and group under it, as words (any added later too)."""
     from clarity.cli import app, command_name
 
-    listed = {command_name(info) for info in app.registered_commands}
-    listed |= {group.name for group in app.registered_groups}
-    assert listed <= {words[0] for words in COMMANDS if words}
+    found: list[list[str]] = [[]]
+    found += [[name] for info in app.registered_commands if (name := command_name(info))]
+    for group in app.registered_groups:
+        assert group.name is not None and group.typer_instance is not None
+        found.append([group.name])
+        subcommands = group.typer_instance.registered_commands
+        found += [[group.name, name] for info in subcommands if (name := command_name(info))]
+    return found
+
+
+COMMANDS = every_command()
+
+
+def test_every_command_is_checked_here() -> None:
+    assert {"scan", "apply", "undo", "archive", "schedule"} <= {words[0] for words in COMMANDS[1:]}
+    assert ["schedule", "install"] in COMMANDS
 
 
 @pytest.mark.parametrize("width", [80, 60, 40])
