@@ -181,12 +181,7 @@ def run_apply(
 
 def run_label(log: RunLog) -> str:
     """A run as people name it: `the apply of 2026-11-23 10:04`."""
-    started = log.begin.started_at if log.begin is not None else ""
-    try:
-        moment = datetime.fromisoformat(started).astimezone()
-        return f"the {log.kind} of {moment:%Y-%m-%d %H:%M}"
-    except ValueError:
-        return f"run {log.name}"
+    return log.label
 
 
 def run_archive(

@@ -6,9 +6,11 @@ typer app in cli/ stays a list of commands.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,10 +92,12 @@ def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> N
 
 
 def needs_terminal(yes: bool, command: str) -> None:
+    """Refuse to ask where nobody can answer. Called once the command knows what it would
+    do, so that a missing scan or nothing to undo is said first: that is the real step."""
     if not yes and not sys.stdin.isatty():
         raise ClarityError(
-            f"clarity {command} asks before it moves anything and there is no terminal to ask "
-            f"at; review with clarity scan, then run clarity {command} --yes"
+            f"clarity {command} asks before it moves anything, and there is no terminal to "
+            f"ask at; run the same command again with --yes to go ahead without the question"
         )
 
 
@@ -111,6 +115,8 @@ class ProgressBar:
     moving them), it returns the tick for that phase. Nothing is drawn for a
     run that ends sooner, with --json, or when stderr is not a terminal
     (cron, pipes, the slash command). CLARITY_PROGRESS_DELAY sets the second.
+    The second is counted from the start of the run, and again from the
+    answer to a question asked within it (`paused`).
     """
 
     EVERY = 32  # ticks between looks at the clock: a tick is made per plan
@@ -158,6 +164,17 @@ class ProgressBar:
             self._tasks[label] = self._progress.add_task(shown, total=total, completed=done)
         else:
             self._progress.update(task, completed=done)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Around a question: no bar drawn over it, and the delay counted afresh after it,
+        so that the bar times the work, not the person answering."""
+        self.close()
+        self._tasks.clear()
+        try:
+            yield
+        finally:
+            self.started = time.monotonic()
 
     def close(self) -> None:
         if self._progress is not None:

@@ -1,6 +1,11 @@
 """Recorded stand-ins for the scheduler programs a machine lacks (crontab, systemctl,
 launchctl): each is a real executable on PATH that keeps its state in a folder and
-logs every call, so tests check what clarity asked of it. Nothing else is faked."""
+logs every call, so tests check what clarity asked of it. Nothing else is faked.
+
+systemctl answers as a user manager would (STANDIN_SYSTEMD_UP, set by default), or,
+without it, fails every --user call as it does with no user bus; launchctl keeps
+whether the agent is loaded. STANDIN_SYSTEMD_REFUSE and STANDIN_LAUNCHD_REFUSE make
+`enable` and `bootstrap` fail, as a masked unit or a bad plist does."""
 
 from __future__ import annotations
 
@@ -43,14 +48,51 @@ else:
     sys.exit(1)
 """
 
-_RECORDER = r"""
+_SYSTEMCTL = r"""
 import json, os, sys
 state = os.environ["STANDIN_STATE"]
 with open(os.path.join(state, "calls.jsonl"), "a") as log:
-    log.write(json.dumps([os.path.basename(sys.argv[0]), *sys.argv[1:]]) + "\n")
-if sys.argv[1:] == ["--user", "show-environment"] and not os.environ.get("STANDIN_SYSTEMD_UP"):
-    sys.stderr.write("Failed to connect to bus: No medium found\n")
+    log.write(json.dumps(["systemctl", *sys.argv[1:]]) + "\n")
+args = sys.argv[1:]
+if args[:1] == ["--user"] and not os.environ.get("STANDIN_SYSTEMD_UP"):
+    sys.stderr.write("Failed to connect to bus: No medium found\n")  # as in most containers
     sys.exit(1)
+command, units = (args[1], args[2:]) if len(args) > 1 else ("", [])
+units = [unit for unit in units if not unit.startswith("-")]
+enabled = os.path.join(state, "systemd-enabled")
+if command == "enable" and os.environ.get("STANDIN_SYSTEMD_REFUSE"):
+    sys.stderr.write("Failed to enable unit: Unit file clarity-plans.timer is masked.\n")
+    sys.exit(1)
+if command == "enable":
+    open(enabled, "w").write(" ".join(units))
+elif command == "disable" and os.path.exists(enabled):
+    os.unlink(enabled)
+elif command in ("is-enabled", "is-active"):
+    on = os.path.exists(enabled) and units[0] in open(enabled).read().split()
+    words = {"is-enabled": ("enabled", "disabled"), "is-active": ("active", "inactive")}
+    print(words[command][0 if on else 1])
+    sys.exit(0 if on else 3)
+"""
+
+_LAUNCHCTL = r"""
+import json, os, sys
+state = os.environ["STANDIN_STATE"]
+with open(os.path.join(state, "calls.jsonl"), "a") as log:
+    log.write(json.dumps(["launchctl", *sys.argv[1:]]) + "\n")
+args = sys.argv[1:]
+loaded = os.path.join(state, "launchd-loaded")
+if args[:1] == ["bootstrap"] and os.environ.get("STANDIN_LAUNCHD_REFUSE"):
+    sys.stderr.write("Bootstrap failed: 5: Input/output error\n")
+    sys.exit(5)
+if args[:1] == ["bootstrap"]:
+    open(loaded, "w").write(args[2])
+elif args[:1] == ["bootout"] and os.path.exists(loaded):
+    os.unlink(loaded)
+elif args[:1] == ["list"]:
+    if not os.path.exists(loaded):
+        sys.stderr.write('Could not find service "%s" in domain for port\n' % args[1])
+        sys.exit(113)
+    print('{\n\t"Label" = "%s";\n};' % args[1])
 """
 
 
@@ -85,10 +127,11 @@ def standins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Standi
     state.mkdir()
     if shutil.which("crontab") is None:
         _script(folder, "crontab", _CRONTAB)
-    _script(folder, "systemctl", _RECORDER)
-    _script(folder, "launchctl", _RECORDER)
+    _script(folder, "systemctl", _SYSTEMCTL)
+    _script(folder, "launchctl", _LAUNCHCTL)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("STANDIN_STATE", str(state))
+    monkeypatch.setenv("STANDIN_SYSTEMD_UP", "1")  # a user manager runs; a test may stop it
     yield Standins(folder, state)
 
 

@@ -108,7 +108,8 @@ def test_a_damaged_journal_line_is_reported_once_and_set_aside(cli, plans_dir: P
         stream.write(b'{"op":"intent"}\n')
     first = undo(cli, plans_dir)
     assert first.exit_code == 0, first.stderr
-    assert f"{journal.name}: line" in first.stdout and "damaged" in first.stdout
+    assert "the journal of the apply of " in first.stdout and ": line " in first.stdout
+    assert "damaged" in first.stdout and f"set aside in {journal}.damaged" in first.stdout
     assert (journal.parent / (journal.name + ".damaged")).read_bytes() == b'{"op":"intent"}\n'
     assert contents(plans_dir) == original
     second = scan(cli, plans_dir)

@@ -109,3 +109,53 @@ def test_an_apply_in_a_terminal_shows_its_moves(many_plans: Path, tmp_path: Path
     assert "Reading plans" in drawn
     assert "Moving plans" in drawn
     assert sorted(snapshot(many_plans)) == [f"live-{n:03d}.md" for n in range(40)]
+
+
+def answered_in_terminal(*args: str, delay: str, thinking: float) -> tuple[int, str]:
+    """Run clarity wholly on a pseudo-terminal, and answer its question after `thinking`
+    seconds, as a person reading the list would."""
+    import time
+
+    main, secondary = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clarity", *args],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env={**os.environ, "CLARITY_PROGRESS_DELAY": delay, "TERM": "xterm", "COLUMNS": "100"},
+    )
+    os.close(secondary)
+    drawn = b""
+    answered = False
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not chunk:
+            break
+        drawn += chunk
+        if not answered and b"Go ahead?" in drawn:
+            time.sleep(thinking)
+            os.write(main, b"y\n")
+            answered = True
+    os.close(main)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn.decode(errors="replace"))
+    return process.wait(timeout=120), text
+
+
+@pytest.mark.parametrize(("delay", "drawn"), [("1", False), ("0", True)])
+def test_the_bar_times_the_moves_not_the_question(
+    plans_dir: Path, tmp_path: Path, delay: str, drawn: bool
+) -> None:
+    """A quick apply whose question waited longer than the delay draws no bar (issue 17,
+    item 11); with no delay at all the bar still shows after the question."""
+    make_files(plans_dir, {f"done-{n}.md": Plan(f"# Plan {n} COMPLETED\n", 20) for n in range(5)})
+    where = ["--plans-dir", str(plans_dir), "--archive-dir", str(tmp_path / "archive")]
+    assert run_process("scan", *where, "--now", NOW_ISO).exit_code == 0
+
+    code, text = answered_in_terminal("apply", *where, delay=delay, thinking=1.5)
+
+    assert code == 0, text
+    assert "Done: 5 archived" in text
+    assert ("Moving plans" in text) is drawn

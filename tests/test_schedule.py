@@ -268,6 +268,7 @@ def test_launchd_plist_install_show_run_and_remove(
 def test_auto_picks_a_running_systemd_user_manager_else_cron(
     cli, standins: Standins, real_crontab_kept, plans: Path, monkeypatch
 ):
+    monkeypatch.delenv("STANDIN_SYSTEMD_UP")
     chose_cron = cli("schedule", "install", "--plans-dir", str(plans))
     assert "with cron" in chose_cron.stdout
     cli("schedule", "remove")
@@ -446,7 +447,9 @@ def nothing_installed(standins: Standins, *roots: Path) -> bool:
     """No crontab written, no scheduler asked to load anything, no unit or plist."""
     calls = standins.calls()
     written = [call for call in calls if call[:2] in (["crontab", "-"], ["crontab", "-r"])]
+    asked = (["systemctl", "--user", "show-environment"],)  # whether it can: changes nothing
     loaded = [call for call in calls if call[0] in ("systemctl", "launchctl")]
+    loaded = [call for call in loaded if call not in asked]
     return (
         not written
         and not loaded
@@ -670,3 +673,118 @@ def test_a_scheduled_run_classifies_with_the_users_stale_days(
     assert ran.returncode == 0, ran.stderr
     assert sorted(p.name for p in plans.iterdir()) == ["live.md", "stub.md"]
     cli("schedule", "remove")
+
+
+# Issue 17, item 1: an install the scheduler refuses leaves nothing behind (no unit, no
+# plist, no state folder), and `schedule show` says whether the scheduler has the job.
+
+
+def left_behind(home: Path) -> list[Path]:
+    """Anything under home but the work dir the tests start in."""
+    return sorted(path for path in home.rglob("*") if path != home / "work")
+
+
+@pytest.mark.parametrize("refusal", ["no user bus", "no launchctl"])
+def test_a_scheduler_that_cannot_take_the_job_is_refused_before_anything_is_written(
+    refusal: str, cli, standins: Standins, plans: Path, isolated_home: Path, monkeypatch
+):
+    if refusal == "no user bus":
+        monkeypatch.delenv("STANDIN_SYSTEMD_UP")
+        scheduler, said = "systemd", "no systemd user manager to run the timer"
+    else:
+        (standins.bin / "launchctl").unlink()  # as on Linux
+        scheduler, said = "launchd", "launchd is macOS's"
+
+    refused = cli("schedule", "install", "--scheduler", scheduler, "--plans-dir", str(plans))
+
+    assert refused.exit_code == 2
+    [line] = refused.stderr.splitlines()
+    assert line.startswith(f"clarity: error: {said}") and "nothing was installed" in line
+    assert "--scheduler cron" in line  # what to do instead
+    assert left_behind(isolated_home) == []  # no unit, no plist, not even the state folder
+    assert nothing_installed(standins, isolated_home)
+    assert "no clarity schedule is installed" in cli("schedule", "show").stdout
+
+
+@pytest.mark.parametrize("scheduler", ["systemd", "launchd"])
+def test_a_scheduler_that_refuses_the_job_after_it_is_written_gets_nothing_left(
+    scheduler: str, cli, standins: Standins, plans: Path, isolated_home: Path, monkeypatch
+):
+    monkeypatch.setenv(f"STANDIN_{scheduler.upper()}_REFUSE", "1")
+
+    refused = cli("schedule", "install", "--scheduler", scheduler, "--plans-dir", str(plans))
+
+    assert refused.exit_code == 2
+    [line] = refused.stderr.splitlines()
+    assert "failed" in line and line.endswith("; nothing was installed")
+    assert left_behind(isolated_home) == []
+    assert "no clarity schedule is installed" in cli("schedule", "show").stdout
+
+
+@pytest.mark.parametrize("scheduler", ["systemd", "launchd"])
+def test_a_refused_update_leaves_the_earlier_schedule_as_it_was(
+    scheduler: str, cli, standins: Standins, plans: Path, isolated_home: Path, monkeypatch
+):
+    assert (
+        cli("schedule", "install", "--scheduler", scheduler, "--plans-dir", str(plans)).exit_code
+        == 0
+    )
+    before = {path: path.read_bytes() for path in left_behind(isolated_home) if path.is_file()}
+    monkeypatch.setenv(f"STANDIN_{scheduler.upper()}_REFUSE", "1")
+
+    refused = cli(
+        "schedule", "install", "--scheduler", scheduler, "--mode", "report",
+        "--plans-dir", str(plans),
+    )  # fmt: skip
+
+    assert refused.exit_code == 2
+    assert refused.stderr.rstrip().endswith("; the schedule was left as it was")
+    after = {path: path.read_bytes() for path in left_behind(isolated_home) if path.is_file()}
+    assert after == before
+    if scheduler == "launchd":  # the earlier agent is loaded again
+        assert standins.calls()[-1][:2] == ["launchctl", "bootstrap"]
+    else:  # systemd reads the earlier units again
+        assert standins.calls()[-1] == ["systemctl", "--user", "daemon-reload"]
+
+
+def test_show_says_whether_each_scheduler_has_the_job(
+    cli, standins: Standins, real_crontab_kept, plans: Path, monkeypatch
+):
+    for scheduler in SCHEDULERS:
+        installed = cli("schedule", "install", "--scheduler", scheduler, "--plans-dir", str(plans))
+        assert installed.exit_code == 0, installed.stderr
+
+    shown = cli("schedule", "show")
+
+    assert shown.exit_code == 0, shown.stderr
+    heads = [line for line in shown.stdout.splitlines() if line.startswith(SCHEDULERS)]
+    assert heads == [
+        "cron: in your crontab (crontab -l lists it), so cron runs it",
+        "systemd: clarity-plans.timer is enabled and active (systemctl --user), so systemd runs it",
+        "launchd: loaded (launchctl list dev.clarity.plans), so launchd runs it",
+    ]
+
+    # The schedulers lose the job (or the means to ask them): show says so.
+    for program, *args in (
+        ["systemctl", "--user", "disable", "--now", "clarity-plans.timer"],
+        ["launchctl", "bootout", f"gui/{os.getuid()}/dev.clarity.plans"],
+    ):
+        subprocess.run([standins.bin / program, *args], check=True)
+    lost = cli("schedule", "show").stdout
+    assert (
+        "systemd: written, but clarity-plans.timer is disabled and inactive (systemctl --user): "
+        "systemd will not run it; clarity schedule install --scheduler systemd enables it"
+    ) in lost
+    assert "launchd: written, but not loaded (launchctl list dev.clarity.plans)" in lost
+
+    monkeypatch.delenv("STANDIN_SYSTEMD_UP")
+    (standins.bin / "launchctl").unlink()
+    unreachable = cli("schedule", "show").stdout
+    assert (
+        "systemd: written, but systemd cannot be asked (no user manager: Failed to connect to "
+        "bus: No medium found); the timer runs only where one does"
+    ) in unreachable
+    assert "launchd: written, but launchd is not on this system (no launchctl)" in unreachable
+    assert "clarity schedule remove --scheduler launchd takes it out" in unreachable
+    monkeypatch.setenv("STANDIN_SYSTEMD_UP", "1")
+    assert cli("schedule", "remove").exit_code == 0

@@ -151,5 +151,6 @@ def test_in_a_terminal_apply_shows_the_plan_and_asks(cli, plans_dir: Path) -> No
 
     undone = _in_a_terminal(["undo", "--plans-dir", str(plans_dir)], b"y\n")
     assert undone.returncode == 0, undone.stderr
-    assert "clarity undo: put back 3 files" in undone.stdout
+    assert "clarity undo: put back 3 files that the apply of " in undone.stdout
+    assert ".jsonl" not in undone.stdout  # the run as people name it
     assert (plans_dir / "done-a.md").exists()

@@ -39,12 +39,16 @@ def _group_for(argv: list[str]) -> typer.core.TyperGroup:
 
     typer turns each command's signature into a click command before parsing
     (about 1.5 ms apiece); building just the one a run needs is a tenth of
-    clarity's start-up. --help, no command or an unknown one: all of them.
+    clarity's start-up. --help, no command or an unknown one: all of them,
+    and typer's shell-completion options (`clarity --show-completion bash`;
+    the shell asks for completions with no arguments).
     """
     name = next((arg for arg in argv if not arg.startswith("-")), None)
     wanted = [info for info in app.registered_commands if command_name(info) == name]
     if not wanted:
-        return typer.main.get_group(app)
+        group = typer.main.get_group(app)
+        group.params += typer.main.get_install_completion_arguments()
+        return group
     lean = copy.copy(app)
     lean.registered_commands = wanted
     return typer.main.get_group(lean)
@@ -103,6 +107,13 @@ def main(argv: list[str] | None = None) -> int:
         output.settle()  # what stdout could not take is dropped, not a traceback at exit
 
 
+def _command_path(error: typer.TyperException) -> str:
+    """The command a usage error is about (`clarity schedule install`): its help helps."""
+    ctx = getattr(error, "ctx", None)
+    path = getattr(ctx, "command_path", None)
+    return path if isinstance(path, str) and path else "clarity"
+
+
 def _run(args: list[str]) -> int:
     try:
         result = _group_for(args).main(args=args, prog_name="clarity", standalone_mode=False)
@@ -111,7 +122,7 @@ def _run(args: list[str]) -> int:
         output.say([f"clarity: error: {one_line(error.message)}"], err=True)
         return error.exit_code
     except typer.TyperException as error:  # typer's parse errors: bad option, bad value
-        hint = " (see clarity --help)" if error.exit_code == 2 else ""
+        hint = f" (see {_command_path(error)} --help)" if error.exit_code == 2 else ""
         message = one_line(error.format_message()).rstrip(".")
         output.say([f"clarity: error: {message}{hint}"], err=True)
         return error.exit_code

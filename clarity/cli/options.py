@@ -15,34 +15,61 @@ from clarity.terminal import Format
 if TYPE_CHECKING:
     from clarity.config import Settings
 
+# Help is plain text (cli/app.py): a [default: ...] here is shown as written. These
+# options default to None so that the environment and the config file can set them
+# (SPEC 7); the help names the value that applies when nothing does.
 PlansDirOption = Annotated[
-    Path | None, typer.Option("--plans-dir", help="Plans directory [default: see SPEC 2].")
+    Path | None,
+    typer.Option(
+        "--plans-dir",
+        metavar="DIR",
+        help="The plans directory [default: CLARITY_PLANS_DIR, the config file, Claude "
+        "Code's plansDirectory setting, else ~/.claude/plans].",
+    ),
 ]
 ArchiveDirOption = Annotated[
-    Path | None, typer.Option("--archive-dir", help="Archive [default: <plans dir>-archive].")
+    Path | None,
+    typer.Option(
+        "--archive-dir",
+        metavar="DIR",
+        help="Where archived plans go [default: <plans dir>-archive].",
+    ),
 ]
 NowOption = Annotated[
-    str | None, typer.Option("--now", help="Classify as of this ISO-8601 moment.")
+    str | None,
+    typer.Option("--now", metavar="ISO-8601", help="Classify as of this moment [default: now]."),
 ]
 StaleDaysOption = Annotated[
-    float | None, typer.Option("--stale-days", help="Stale after this many days [7].")
+    float | None,
+    typer.Option("--stale-days", metavar="DAYS", help="Stale after this many days [default: 7]."),
 ]
 StaleBytesOption = Annotated[
-    int | None, typer.Option("--stale-bytes", help="Stale only under this size [2048].")
+    int | None,
+    typer.Option(
+        "--stale-bytes", metavar="BYTES", help="Stale only under this size [default: 2048]."
+    ),
 ]
 DormantDaysOption = Annotated[
-    float | None, typer.Option("--dormant-days", help="Dormant after this many days [14].")
+    float | None,
+    typer.Option(
+        "--dormant-days", metavar="DAYS", help="Dormant after this many days [default: 14]."
+    ),
 ]
 CurrentOption = Annotated[
     list[str] | None,
-    typer.Option("--current", help="The current session's plan (repeatable); kept active."),
+    typer.Option(
+        "--current",
+        metavar="PLAN",
+        help="The current session's plan (repeatable); kept active.",
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 AgentOption = Annotated[
     bool | None,
     typer.Option(
         "--agent/--no-agent",
-        help="Ask Claude for archive summaries and dormant verdicts [config: agent].",
+        help="Ask Claude for archive summaries and dormant verdicts [default: off, or "
+        "agent in the config file].",
     ),
 ]
 YesOption = Annotated[
@@ -53,6 +80,7 @@ SessionOption = Annotated[
     str | None,
     typer.Option(
         "--session",
+        metavar="ID",
         help="A Claude Code session id: the plans it used are current (the slash command "
         "passes its own).",
     ),
@@ -61,6 +89,7 @@ ProjectOption = Annotated[
     Path | None,
     typer.Option(
         "--project",
+        metavar="DIR",
         help="Report only the plans of the Claude Code sessions that worked in this folder.",
     ),
 ]
@@ -68,7 +97,8 @@ ProtectHoursOption = Annotated[
     float | None,
     typer.Option(
         "--protect-hours",
-        help="Keep the plans of Claude Code sessions active this recently [24].",
+        metavar="HOURS",
+        help="Keep the plans of Claude Code sessions active this recently [default: 24].",
     ),
 ]
 

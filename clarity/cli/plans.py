@@ -215,10 +215,16 @@ def apply(
                 "--dormant-days": dormant_days,
             },
         )
-    needs_terminal(yes, "apply")
     from clarity.clock import parse_now
     from clarity.render.run_report import preview_lines
-    from clarity.runs import run_apply
+    from clarity.runs import ApplyPreview, run_apply
+
+    def confirm(preview: ApplyPreview) -> bool:
+        if yes:
+            return True
+        needs_terminal(yes, "apply")  # asked only once there is something to apply
+        with bar.paused():  # the bar times the moves, not the answer
+            return ask(preview_lines(preview), chosen_format)
 
     bar = ProgressBar(chosen_format is not Format.JSON)
     try:
@@ -228,7 +234,7 @@ def apply(
             current_values(current),
             rescan=rescan,
             session=session,
-            confirm=lambda preview: yes or ask(preview_lines(preview), chosen_format),
+            confirm=confirm,
             progress=bar,
             proposal_id=proposal,
         )
@@ -248,20 +254,28 @@ def undo(
     """Put back what the latest apply moved (from the archive and the trash)."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
-    needs_terminal(yes, "undo")
     from clarity.render.run_report import undo_preview_lines
     from clarity.runs import run_undo
 
-    report = run_undo(
-        settings,
-        confirm=lambda plan: yes or ask(undo_preview_lines(plan), chosen_format),
-    )
+    if TYPE_CHECKING:
+        from clarity.executor.undo import UndoPlan
+
+    def confirm(plan: UndoPlan) -> bool:
+        if yes:
+            return True
+        needs_terminal(yes, "undo")  # asked only once there is something to undo
+        return ask(undo_preview_lines(plan), chosen_format)
+
+    report = run_undo(settings, confirm=confirm)
     return print_run_report(report, chosen_format)
 
 
 @app.command()
 def archive(
-    names: Annotated[list[str], typer.Argument(help="Plans to archive, as the scan names them.")],
+    names: Annotated[
+        list[str],
+        typer.Argument(metavar="NAME...", help="Plans to archive, as the scan names them."),
+    ],
     plans_dir: PlansDirOption = None,
     archive_dir: ArchiveDirOption = None,
     now: NowOption = None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from clarity.cli.app import app
+from clarity.cli.app import App, Group, app, help_when_bare
 from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
 from clarity.errors import ClarityError
 from clarity.output import say
@@ -16,9 +16,13 @@ from clarity.schedule import HOUR, MINUTE, Mode, SchedulerName
 if TYPE_CHECKING:
     from clarity.schedule import Scheduler
 
-schedule_app = typer.Typer(
-    help="Run clarity weekly: install, show or remove the schedule.", no_args_is_help=True
+schedule_app = App(
+    help="Run clarity weekly: install, show or remove the schedule.",
+    cls=Group,
+    invoke_without_command=True,
+    rich_markup_mode=None,
 )
+schedule_app.callback()(help_when_bare)
 app.add_typer(schedule_app, name="schedule")
 
 SchedulerOption = Annotated[
@@ -51,16 +55,18 @@ def install(
     from clarity.schedule import every_scheduler
     from clarity.schedule import scheduler as choose
     from clarity.schedule.job import make_job, report_file
+    from clarity.schedule.rollback import make_dirs, remove_dirs
 
     check_plans_dir(settings)
     state = state_dir()
     job = make_job(mode, clarity_argv(), settings, os.environ, state)  # refuses before writing
     chosen = choose(scheduler)
+    made = make_dirs(state)  # the scheduler appends to a log in it
     try:
-        state.mkdir(parents=True, exist_ok=True)  # the scheduler appends to a log in it
-    except OSError as error:
-        raise ClarityError(f"cannot create {state}: {error.strerror or error}") from None
-    outcome = chosen.install(job)
+        outcome = chosen.install(job)
+    except ClarityError:
+        remove_dirs(made)  # a refused install leaves nothing behind, not even this
+        raise
     said = "already installed, unchanged" if outcome.value == "unchanged" else outcome.value
     lines = [
         f"{said}: a weekly {mode.value} with {chosen.name}, Mondays at {HOUR:02d}:{MINUTE:02d}",
@@ -86,19 +92,27 @@ def _installed(scheduler: Scheduler) -> str | None:
         return None
 
 
+def _status(scheduler: Scheduler) -> str:
+    try:
+        return scheduler.status()
+    except ClarityError as error:
+        return f"cannot ask {scheduler.name}: {error.message}"
+
+
 @schedule_app.command("show")
 def show() -> None:
-    """Print what clarity has installed with each scheduler."""
+    """Print what clarity has installed with each scheduler, and whether it runs it."""
     from clarity.locations import state_dir
     from clarity.schedule import every_scheduler
     from clarity.schedule.job import log_file, report_file
 
-    found = [(s.name, text) for s in every_scheduler() if (text := _installed(s)) is not None]
+    found = [(s, text) for s in every_scheduler() if (text := _installed(s)) is not None]
     if not found:
         say(["no clarity schedule is installed; clarity schedule install adds one"])
         return
-    for name, text in found:
-        say([f"{name}:", *text.rstrip().expandtabs(4).split("\n"), ""])  # a plist indents with tabs
+    for chosen, text in found:
+        lines = text.rstrip().expandtabs(4).split("\n")  # a plist indents with tabs
+        say([f"{chosen.name}: {_status(chosen)}", *lines, ""])
     state = state_dir()
     say(
         f"{label}: {path}"

@@ -81,6 +81,17 @@ class RunLog:
         return None if self.begin is None else self.begin.kind
 
     @property
+    def label(self) -> str:
+        """The run as people name it: `the apply of 2026-11-23 10:04`, not its journal file."""
+        if self.begin is None:
+            return "a run whose start is unreadable"
+        try:
+            moment = datetime.fromisoformat(self.begin.started_at).astimezone()
+        except ValueError:
+            return f"an earlier {self.begin.kind}"
+        return f"the {self.begin.kind} of {moment:%Y-%m-%d %H:%M}"
+
+    @property
     def proposal(self) -> str | None:
         return None if self.begin is None else self.begin.proposal
 
@@ -201,8 +212,8 @@ def set_aside_damage(log: RunLog) -> str | None:
         return f"{where} is damaged ({_first(log)}) and could not be set aside: {error}"
     lines = ", ".join(str(damage.line) for damage in log.damaged[:5])
     return (
-        f"{where}: line {lines} damaged ({_first(log)}); set aside in {aside.name}, "
-        "the rest of the run is used"
+        f"the journal of {log.label}: line {lines} damaged ({_first(log)}); set aside in "
+        f"{aside}, the rest of the run is used"
     )
 
 

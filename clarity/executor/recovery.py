@@ -167,7 +167,7 @@ def recover(state: DirState) -> list[str]:
     journal.close(state, interrupted=True)
     failed = counts[Ending.FAILED]
     notes.append(
-        f"settled the interrupted {log.kind} run {log.name}: "
+        f"settled {log.label}, which was interrupted: "
         f"{counts[Ending.DONE]} move(s) finished, {counts[Ending.ROLLED_BACK]} rolled back"
         + (f", {failed} not found" if failed else "")
     )

@@ -59,10 +59,11 @@ class Restorable:
 
 @dataclass(frozen=True, slots=True)
 class UndoPlan:
-    runs: tuple[str, ...]  # the apply runs being undone
+    runs: tuple[str, ...]  # the apply runs being undone (their journals' names)
     items: tuple[Restorable, ...]
     plans_dir: Path
     archive_dir: Path
+    labels: tuple[str, ...] = ()  # the same runs as people name them (RunLog.label)
 
 
 def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> UndoPlan | None:
@@ -90,6 +91,7 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
                 items,
                 latest.begin.plans_dir,
                 latest.begin.archive_dir,
+                tuple(log.label for log in runs),
             )
         applies = [log for log in applies if log not in runs]  # all back: look further
     return None

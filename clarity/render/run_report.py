@@ -57,7 +57,7 @@ def preview_lines(preview: ApplyPreview) -> list[str]:
 def undo_preview_lines(plan: UndoPlan) -> list[str]:
     lines = [
         f"clarity undo: put back {_plural(len(plan.items), 'file')} that "
-        f"{', '.join(plan.runs)} moved, into {plan.plans_dir}"
+        f"{' and '.join(plan.labels or plan.runs)} moved, into {plan.plans_dir}"
     ]
     for item in plan.items[:DONE_LINES]:
         source = "the trash" if item.from_trash else display_name(os.fsdecode(item.where or ""))

@@ -11,6 +11,7 @@ from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, Outcome, install, remove
 from clarity.schedule import HOUR, MINUTE, WEEKDAY
 from clarity.schedule.job import Job
+from clarity.schedule.rollback import undone_on_refusal
 from clarity.schedule.tool import Tool
 
 UNIT = "clarity-plans"
@@ -110,8 +111,28 @@ SYSTEMCTL = Tool("systemctl", "systemctl is not installed; use --scheduler cron"
 
 
 def systemctl(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    hint = f"; the units are in {unit_dir()}; or use --scheduler cron"
-    return SYSTEMCTL.run("--user", *args, check=check, hint=hint)
+    return SYSTEMCTL.run("--user", *args, check=check, hint="; or use --scheduler cron")
+
+
+def _reachable() -> None:
+    """Refuse, before anything is written, where no systemd user manager would take the
+    timer (a container, an ssh session without a user bus)."""
+    if not SYSTEMCTL.installed():
+        raise ClarityError(f"{SYSTEMCTL.missing}; nothing was installed")
+    asked = systemctl("show-environment", check=False)
+    if asked.returncode != 0:
+        said = " ".join((asked.stderr or asked.stdout).split()) or f"exit {asked.returncode}"
+        raise ClarityError(
+            f"no systemd user manager to run the timer (systemctl --user: {said}); nothing "
+            "was installed: use --scheduler cron, or install it from a login session in "
+            "which systemctl --user works"
+        )
+
+
+def _reload(earlier: bool) -> None:
+    """After a refused install: systemd forgets the units again (or reads the earlier ones)."""
+    if SYSTEMCTL.installed():
+        systemctl("daemon-reload", check=False)
 
 
 def user_manager_running() -> bool:
@@ -138,14 +159,37 @@ class Systemd:
                 texts.append(f"{path}:\n{path.read_text(encoding='utf-8', errors='replace')}")
         return "\n".join(texts) or None
 
+    def status(self) -> str:
+        timer = f"{UNIT}.timer"
+        if not SYSTEMCTL.installed():
+            return "written, but systemctl is not installed here: nothing runs the units"
+        asked = systemctl("show-environment", check=False)
+        if asked.returncode != 0:
+            said = " ".join((asked.stderr or asked.stdout).split()) or f"exit {asked.returncode}"
+            return (
+                f"written, but systemd cannot be asked (no user manager: {said}); "
+                "the timer runs only where one does"
+            )
+        enabled = systemctl("is-enabled", timer, check=False).stdout.strip() or "unknown"
+        active = systemctl("is-active", timer, check=False).stdout.strip() or "unknown"
+        if (enabled, active) == ("enabled", "active"):
+            return f"{timer} is enabled and active (systemctl --user), so systemd runs it"
+        return (
+            f"written, but {timer} is {enabled} and {active} (systemctl --user): systemd "
+            "will not run it; clarity schedule install --scheduler systemd enables it"
+        )
+
     def install(self, job: Job) -> Outcome:
         service, timer = self._paths()
-        changes = [
-            install(service, service_text(job), CommentStyle.HASH),
-            install(timer, timer_text(), CommentStyle.HASH),
-        ]
-        systemctl("daemon-reload")
-        systemctl("enable", "--now", f"{UNIT}.timer")
+        texts = service_text(job), timer_text()  # what systemd cannot take is refused here
+        _reachable()
+        with undone_on_refusal((service, timer), settle=_reload):
+            changes = [
+                install(service, texts[0], CommentStyle.HASH),
+                install(timer, texts[1], CommentStyle.HASH),
+            ]
+            systemctl("daemon-reload")
+            systemctl("enable", "--now", f"{UNIT}.timer")
         outcomes = {change.outcome for change in changes}
         if outcomes == {Outcome.UNCHANGED}:
             return Outcome.UNCHANGED

@@ -1,0 +1,78 @@
+"""Each precondition message names the real missing step (issue 17, item 9): without a
+terminal, apply with no scan says to scan, undo with nothing to undo says so, and only
+a command that has something to do asks for a terminal or --yes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import NOW_ISO, Result, make_files, snapshot
+from tests.test_apply import PLANS
+
+
+def without_terminal(*args: str) -> Result:
+    """clarity as cron or a pipe runs it: stdin is not a terminal, whatever pytest's is."""
+    done = subprocess.run(
+        [sys.executable, "-m", "clarity", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def test_apply_with_no_scan_says_to_scan_not_that_there_is_no_terminal(plans_dir: Path):
+    make_files(plans_dir, PLANS)
+
+    result = without_terminal("apply", "--plans-dir", str(plans_dir))
+
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"clarity: error: no scan of {plans_dir} is recorded; run clarity scan")
+    assert "--rescan" in line and "terminal" not in line
+
+
+def test_undo_with_nothing_to_undo_says_so_without_a_terminal(plans_dir: Path):
+    make_files(plans_dir, PLANS)
+
+    result = without_terminal("undo", "--plans-dir", str(plans_dir))
+
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert "nothing to undo" in result.stdout and "scan" not in result.stdout
+
+
+def test_apply_of_a_scan_already_applied_says_so_without_a_terminal(plans_dir: Path):
+    make_files(plans_dir, PLANS)
+    assert without_terminal("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    assert without_terminal("apply", "--plans-dir", str(plans_dir), "--yes").exit_code == 0
+
+    again = without_terminal("apply", "--plans-dir", str(plans_dir))
+
+    assert (again.exit_code, again.stderr) == (0, "")
+    assert "was already applied" in again.stdout
+
+
+def test_only_a_command_with_something_to_do_asks_for_a_terminal(plans_dir: Path):
+    make_files(plans_dir, PLANS)
+    assert without_terminal("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    before = snapshot(plans_dir.parent)
+
+    apply = without_terminal("apply", "--plans-dir", str(plans_dir))
+
+    assert apply.exit_code == 2
+    assert apply.stderr == (
+        "clarity: error: clarity apply asks before it moves anything, and there is no terminal "
+        "to ask at; run the same command again with --yes to go ahead without the question\n"
+    )
+    assert snapshot(plans_dir.parent) == before
+    assert without_terminal("apply", "--plans-dir", str(plans_dir), "--yes").exit_code == 0
+
+    undo = without_terminal("undo", "--plans-dir", str(plans_dir))
+
+    assert undo.exit_code == 2
+    [line] = undo.stderr.splitlines()
+    assert "clarity undo asks before" in line and "--yes" in line and "clarity scan" not in line
