@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from clarity.errors import ClarityError
+from clarity.hints import clarity_command
 from clarity.locations import expand_home
 from clarity.model import Action, Basis, ScanReport, Verdict
 from clarity.proposal import Proposal, proposal_of, proposed_group
@@ -36,7 +37,8 @@ def _check(value: str, name: str, verdict: Verdict | None, report: ScanReport) -
         if skipped is not None:
             raise ClarityError(f"{value}: not archived: {skipped.reason}")
         raise ClarityError(
-            f"no plan named {name} in {report.plans_dir}; clarity scan lists the plans"
+            f"no plan named {name} in {report.plans_dir}; "
+            f"{clarity_command('scan', options=report.dir_options)} lists the plans"
         )
     if verdict.basis is Basis.IN_USE:
         raise ClarityError(

@@ -27,10 +27,17 @@ from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport
 from clarity.executor.undo import UndoPlan, plan_undo, undo
 from clarity.handpick import archive_proposal
+from clarity.hints import clarity_command, dir_options
 from clarity.model import Action
 from clarity.progress import Progress
 from clarity.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
-from clarity.scan import check_plans_dir, live_sessions, scan, scan_and_propose
+from clarity.scan import (
+    check_plans_dir,
+    current_plan_names,
+    live_sessions,
+    scan,
+    scan_and_propose,
+)
 from clarity.state import DirState
 
 if TYPE_CHECKING:
@@ -73,21 +80,32 @@ def _settle(state: DirState) -> tuple[list[str], Runs]:
 
 
 def _nothing_done(kind: RunKind, settings: Settings, notes: Iterable[str], note: str) -> RunReport:
-    return RunReport(kind, settings.plans_dir, settings.archive_dir, None, notes=(*notes, note))
+    return RunReport(
+        kind,
+        settings.plans_dir,
+        settings.archive_dir,
+        None,
+        notes=(*notes, note),
+        dir_options=dir_options(settings),
+    )
+
+
+def _hint(settings: Settings, verb: str, *args: str) -> str:
+    return clarity_command(verb, *args, options=dir_options(settings))
 
 
 def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Proposal:
     proposal = load_proposal(state)
     if proposal is None:
         raise ClarityError(
-            f"no scan of {settings.plans_dir} is recorded; run clarity scan, review it, "
-            "then clarity apply (or clarity apply --rescan to do both)"
+            f"no scan of {settings.plans_dir} is recorded; run {_hint(settings, 'scan')}, "
+            f"review it, then apply it (or {_hint(settings, 'apply', '--rescan')} to do both)"
         )
     if wanted is not None and wanted != proposal.id:
         raise ClarityError(
             f"the latest scan of {settings.plans_dir} is {proposal.label}, not {wanted}: "
-            "a scan ran since the one you reviewed; review the latest with clarity scan, "
-            "then apply it"
+            f"a scan ran since the one you reviewed; review the latest with "
+            f"{_hint(settings, 'scan')}, then apply it"
         )
     explicit = settings.sources.get("archive_dir", "").startswith(("option", "env"))
     if explicit and proposal.archive_dir != settings.archive_dir:
@@ -98,7 +116,9 @@ def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Propos
     return proposal
 
 
-def in_use_now(settings: Settings, now: datetime, session: str | None) -> dict[str, str]:
+def in_use_now(
+    settings: Settings, now: datetime, session: str | None, current: Iterable[str] = ()
+) -> dict[str, str]:
     """Plans Claude Code sessions use right now, and why they must stay where they are.
 
     A recorded scan may be hours old: a session that took up one of its plans
@@ -106,7 +126,8 @@ def in_use_now(settings: Settings, now: datetime, session: str | None) -> dict[s
     """
     sessions = live_sessions(settings, now, session)
     held = {name: in_use_reason(user) for name, user in sessions.in_use.items()}
-    held.update(dict.fromkeys(sessions.current, CURRENT_REASON))
+    named = current_plan_names(current, settings.plans_dir)  # --current, since the scan too
+    held.update(dict.fromkeys(sessions.current | named, CURRENT_REASON))
     return held
 
 
@@ -171,11 +192,15 @@ def run_apply(
             return _nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
         tick = progress("Moving plans", preview.file_count) if progress else None
         summarize, usage = _summarizer(settings, advisor)
-        held = {} if rescan else in_use_now(settings, now, session)
+        held = {} if rescan else in_use_now(settings, now, session, current)
         report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     notes.append(f"carried out the scan {proposal.label}")
     return dataclasses.replace(
-        report, notes=(*notes, *report.notes), agent=usage, proposal=proposal.id
+        report,
+        notes=(*notes, *report.notes),
+        agent=usage,
+        proposal=proposal.id,
+        dir_options=dir_options(settings),
     )
 
 
@@ -210,7 +235,9 @@ def run_archive(
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
         )
-    return dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
+    return dataclasses.replace(
+        report, notes=(*notes, *report.notes), agent=usage, dir_options=dir_options(settings)
+    )
 
 
 def _advisor(settings: Settings) -> Advisor | None:
@@ -246,4 +273,6 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
         if not confirm(plan):
             return _nothing_done(RunKind.UNDO, settings, notes, "nothing was restored")
         report = undo(state, plan)
-    return dataclasses.replace(report, notes=(*notes, *report.notes))
+    return dataclasses.replace(
+        report, notes=(*notes, *report.notes), dir_options=dir_options(settings)
+    )

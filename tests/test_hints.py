@@ -83,3 +83,26 @@ def test_apply_refuses_a_threshold_only_a_rescan_would_use(cli, plans_dir, optio
     assert snapshot(plans_dir) == before
     rescanned = cli("apply", "--plans-dir", str(plans_dir), option, value, "--rescan", "--yes")
     assert rescanned.exit_code == 0, rescanned.stderr
+
+
+def test_apply_and_its_errors_name_commands_for_the_same_directory(cli, plans_dir: Path):
+    make_files(plans_dir, PLANS)
+    dirs = ("--plans-dir", str(plans_dir))
+
+    unscanned = cli("apply", *dirs, "--yes")
+    assert f"run clarity scan --plans-dir {plans_dir}, review it" in unscanned.stderr
+    assert f"(or clarity apply --rescan --plans-dir {plans_dir} to do both)" in unscanned.stderr
+
+    applied = cli("apply", *dirs, "--rescan", "--yes", "--now", NOW_ISO)
+    assert f"Changed your mind? clarity undo --plans-dir {plans_dir} puts" in applied.stdout
+
+
+def test_apply_of_an_older_scan_keeps_the_plan_named_current(cli, plans_dir: Path):
+    make_files(plans_dir, PLANS)
+    assert cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+
+    applied = cli("apply", "--plans-dir", str(plans_dir), "--current", "done.md", "--yes")
+
+    assert applied.exit_code == 0, applied.stderr
+    assert (plans_dir / "done.md").exists()  # taken up again since the scan: left alone
+    assert "done.md" in applied.stdout and "current session's plan" in applied.stdout

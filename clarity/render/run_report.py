@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from clarity.executor.records import RunKind
 from clarity.executor.results import RunReport, Status
+from clarity.hints import clarity_command
 from clarity.printable import printable_lines
 from clarity.render.json_report import SCHEMA_VERSION, agent_document
 from clarity.render.layout import agent_lines, display_name
@@ -95,7 +96,8 @@ def result_lines(report: RunReport) -> list[str]:
     if report.run is not None:
         lines.append(summary_line(report))
         if report.kind is not RunKind.UNDO and done:
-            lines.append("Changed your mind? clarity undo puts everything back.")
+            undo = clarity_command("undo", options=report.dir_options)
+            lines.append(f"Changed your mind? {undo} puts everything back.")
     return lines
 
 
