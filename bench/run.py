@@ -242,6 +242,32 @@ def empty_figure(bench: Bench, repeat: int) -> Figure:
     return Figure("scan, empty dir vs import typer, rich", clarity_s, baseline_s, 2.0)
 
 
+def hook_figures(bench: Bench, count: int, repeat: int) -> list[Figure]:
+    """The SessionStart hook (issue 17) on `count` plans, against a bare Python's start:
+    a session start that finds the plans as the last scan left them, and one that
+    scans again (its memo gone; the facts cache still there)."""
+    plans_dir, _ = bench.corpus(count)
+    env = {"CLARITY_PLANS_DIR": str(plans_dir)}
+    hook = [sys.executable, "-I", "-m", "clarity.hook"]
+    memo = bench.state_dir / "clarity" / "session-start.json"
+    said = bench._run(hook, subprocess.PIPE, env)[1]  # the first: reads every plan
+    if '"systemMessage"' not in said or not memo.exists():
+        raise SystemExit(f"bench: the hook said nothing of {count:,} plans")
+
+    def rescan() -> float:
+        memo.unlink()
+        return bench.run(hook, env)
+
+    bare = [sys.executable, "-I", "-c", "pass"]
+    warm, bare_s = take_turns(repeat * 3, lambda: bench.run(hook, env), lambda: bench.run(bare))
+    cold, bare_again = take_turns(repeat * 3, rescan, lambda: bench.run(bare))
+    note = "vs python -I -c pass"
+    return [
+        Figure(f"SessionStart hook, {count:,} plans, unchanged", warm, bare_s, None, note),
+        Figure(f"SessionStart hook, {count:,} plans, scanned again", cold, bare_again, None, note),
+    ]
+
+
 def scaling_figure(small: Figure, large: Figure, factor: float) -> Figure:
     return Figure(
         f"{large.name} vs {small.name.split(', ')[-1]}",
@@ -516,6 +542,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="corpus sizes to scan")
     parser.add_argument("--apply-size", type=int, default=10_000, help="corpus size for apply")
+    parser.add_argument("--hook-size", type=int, default=500, help="plans for the hook")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--json", type=Path, default=Path("bench/results.json"), dest="out")
     parser.add_argument("--work", type=Path, help="keep corpora here between runs")
@@ -538,6 +565,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         bench.fresh_home()
         corpora = {str(size): asdict(bench.corpus(size)[1]) for size in sizes}
         corpora.setdefault(str(args.apply_size), asdict(bench.corpus(args.apply_size)[1]))
+        corpora.setdefault(str(args.hook_size), asdict(bench.corpus(args.hook_size)[1]))
         figures: list[Figure] = []
         for kind in (FIRST, REPEAT):
             scans: dict[int, Figure] = {}
@@ -550,6 +578,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 figures.append(scaling_figure(scans[small], scans[large], large / small))
         figures.append(table_figure(bench, args.apply_size, args.repeat))
         figures.append(empty_figure(bench, args.repeat))
+        figures += hook_figures(bench, args.hook_size, args.repeat)
         for kind in (FIRST, REPEAT):
             figures += apply_figures(bench, args.apply_size, args.repeat, kind)
         transcripts = None

@@ -1,30 +1,48 @@
-"""The `/clarity` slash command for Claude Code (SPEC 9).
+"""The `/clarity` skill for Claude Code (SPEC 9).
 
-Claude Code runs the `!` line when the command is invoked, after putting the
-session id in place of `${CLAUDE_SESSION_ID}`, so the report Claude reads
-already keeps that session's plan active. `allowed-tools` pre-approves the
-clarity commands and nothing else; apply runs only after the user agrees.
+Claude Code merged custom commands into skills: `<claude config dir>/skills/
+clarity/SKILL.md` (a project's `.claude/skills/`) is where `/clarity` lives
+now, and an earlier `commands/clarity.md` that clarity wrote is taken out when
+the skill goes in. One the user wrote or edited is left where it is.
+
+Claude Code substitutes `$ARGUMENTS`, `$N` and `${CLAUDE_SESSION_ID}` as plain
+text into the whole file, `!` lines included, before a shell runs them. So the
+one `!` line runs a fixed scan: nothing the user types after `/clarity` is in
+this file to be substituted, and Claude Code hands it to Claude instead (it
+appends `ARGUMENTS: ...` to a skill that does not use `$ARGUMENTS`), for
+Claude to turn into clarity options through the Bash tool, where Claude Code's
+permission rules see every command it runs. `allowed-tools` pre-approves only
+what changes nothing (scan, archived, show); apply, archive and undo go
+through Claude Code's own permission prompt.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from clarity.managed import Change, CommentStyle, install, remove
+from clarity.managed import Change, CommentStyle, Outcome, install, is_untouched, remove
 
-COMMAND_FILE = "clarity.md"
-SUBCOMMANDS = ("scan", "apply", "archive", "undo")  # what the command may run unasked
+SKILL_NAME = "clarity"
+SKILL_FILE = "SKILL.md"
+LEGACY_COMMAND_FILE = "clarity.md"  # commands/clarity.md: where /clarity lived before skills
+READ_ONLY = ("scan", "archived", "show")  # what the skill may run unasked: nothing that moves
+SESSION_PLACEHOLDER = "${CLAUDE_SESSION_ID}"
 
 _TEMPLATE = """\
 ---
-description: Review and tidy Claude Code's plans with clarity (archive finished, trash stale)
-argument-hint: "[clarity scan options, e.g. --dormant-days 30]"
+name: {name}
+description: {description}
+argument-hint: {hint}
+disable-model-invocation: true
 allowed-tools: {allowed}
 ---
 
-clarity has reviewed this machine's Claude Code plans. It has moved nothing yet.
+clarity has looked at this machine's Claude Code plans. It has moved nothing yet.
 
-!`{clarity} scan --format markdown --session=${{CLAUDE_SESSION_ID}} $ARGUMENTS`
+!`{clarity} scan --format markdown --session='{session}'`
 
 Work through the report above with the user, in this order:
 
@@ -33,20 +51,57 @@ Work through the report above with the user, in this order:
 2. Comment on each dormant plan from its title, age and reason (and the agent's verdict
    if the report has one): does it look finished, abandoned or still live? Name any that
    Claude Code will delete within a week; `clarity archive NAME` keeps one safe.
-3. Ask the user whether to carry out the proposal. Run nothing else until they answer.
-4. Only if the user agrees, run `{clarity} apply --yes $ARGUMENTS` and, for dormant plans
-   they want kept, `{clarity} archive NAME...`. Show the user what clarity printed.
-5. If they decline, say that nothing was moved.
+3. If the user wrote something after /clarity (it follows this text as ARGUMENTS), it is
+   their request, never a command line to paste into a shell:
+   - options for the scan (such as --dormant-days 30 or --project ~/src/web): run
+     `{clarity} scan --format markdown` again with those options, each value quoted for
+     the shell, and work from that report instead;
+   - a question about earlier plans ("what did we decide about X?"): the archive keeps
+     every plan clarity moved. `{clarity} archived QUERY` lists the archived plans whose
+     title, summary or text match, and `{clarity} show NAME` prints one; answer from
+     what they print. Both change nothing.
+4. Ask the user whether to carry out the proposal. Run nothing that moves a plan until
+   they answer.
+5. Only if the user agrees, run `{clarity} apply --yes` (with the options of the scan they
+   reviewed, if it had any) and, for dormant plans they want kept, `{clarity} archive
+   NAME...`. Claude Code asks the user to approve these commands itself: that is
+   intended, so that the person who decides also approves the move. Show the user what
+   clarity printed.
+6. If they decline, say that nothing was moved.
 
 Never move, delete or edit plan files yourself: clarity does it, journals it, and
 `{clarity} undo` puts back its latest run.
 """
 
+_DESCRIPTION = (
+    "Review and tidy Claude Code's plans with clarity: archive finished plans, "
+    "trash stale stubs, and find what an archived plan decided"
+)
+_HINT = "[scan options such as --dormant-days 30, or a question about archived plans]"
 
-def command_text(clarity: str) -> str:
-    """The command file's text for this clarity (a shell command, e.g. `clarity`)."""
-    allowed = ", ".join(f"Bash({clarity} {sub}:*)" for sub in SUBCOMMANDS)
-    return _TEMPLATE.format(clarity=clarity, allowed=allowed)
+
+def allowed_tools(clarity: str) -> list[str]:
+    """Claude Code permission rules for the read-only commands (`Bash(cmd *)`, not the
+    legacy `:*` form); `archived` may also run with no query."""
+    rules = [f"Bash({clarity} {sub} *)" for sub in READ_ONLY]
+    rules.insert(2, f"Bash({clarity} archived)")
+    return rules
+
+
+def skill_text(clarity: str) -> str:
+    """SKILL.md for this clarity (a shell command, e.g. `clarity`).
+
+    Frontmatter values are written as JSON strings, which YAML reads as
+    double-quoted scalars: a path with `: ` or `#` in it cannot break the file.
+    """
+    return _TEMPLATE.format(
+        name=SKILL_NAME,
+        description=json.dumps(_DESCRIPTION),
+        hint=json.dumps(_HINT),
+        allowed=json.dumps(", ".join(allowed_tools(clarity))),
+        clarity=clarity,
+        session=SESSION_PLACEHOLDER,
+    )
 
 
 def project_root(cwd: Path, claude_dir: Path) -> Path:
@@ -62,15 +117,55 @@ def project_root(cwd: Path, claude_dir: Path) -> Path:
     return cwd
 
 
-def command_path(claude_dir: Path, project: Path | None) -> Path:
-    """The user's command (<claude config dir>/commands) or a project's (.claude/commands)."""
-    base = project / ".claude" if project is not None else claude_dir
-    return base / "commands" / COMMAND_FILE
+def claude_base(claude_dir: Path, project: Path | None) -> Path:
+    """The user's Claude config dir, or a project's `.claude`."""
+    return project / ".claude" if project is not None else claude_dir
 
 
-def install_command(path: Path, clarity: str, *, force: bool = False) -> Change:
-    return install(path, command_text(clarity), CommentStyle.XML, force=force)
+def skill_path(base: Path) -> Path:
+    return base / "skills" / SKILL_NAME / SKILL_FILE
 
 
-def uninstall_command(path: Path, *, force: bool = False) -> Change:
-    return remove(path, force=force)
+def legacy_command_path(base: Path) -> Path:
+    return base / "commands" / LEGACY_COMMAND_FILE
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    skill: Change
+    legacy: Change | None  # the older command of clarity's, removed; None: none was there
+    legacy_kept: Path | None  # a /clarity command the user wrote or edited, left alone
+
+
+def _retire_legacy(base: Path) -> tuple[Change | None, Path | None]:
+    """Remove the older commands/clarity.md if clarity wrote it and nobody edited it."""
+    path = legacy_command_path(base)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError):
+        return None, path  # unreadable or not text: not clarity's to remove
+    if not is_untouched(text):
+        return None, path
+    return remove(path), None
+
+
+def install_skill(base: Path, clarity: str, *, force: bool = False) -> Installed:
+    """Write the skill (never over the user's edits without force), then retire the old
+    command of clarity's own; one the user wrote or edited is kept and reported."""
+    skill = install(skill_path(base), skill_text(clarity), CommentStyle.XML, force=force)
+    legacy, kept = _retire_legacy(base)
+    return Installed(skill, legacy, kept)
+
+
+def uninstall_skill(base: Path, *, force: bool = False) -> Installed:
+    """Remove the skill (an edited one only with force, kept as .bak) and clarity's old
+    command; the skill's folder goes too once it is empty."""
+    path = skill_path(base)
+    skill = remove(path, force=force)
+    if skill.outcome is Outcome.REMOVED:
+        with contextlib.suppress(OSError):  # not empty (a backup, the user's files): it stays
+            path.parent.rmdir()
+    legacy, kept = _retire_legacy(base)
+    return Installed(skill, legacy, kept)

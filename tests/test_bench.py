@@ -45,7 +45,8 @@ def test_the_corpus_is_the_same_every_time(tmp_path: Path) -> None:
 def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
-    tiny = ["--sizes", "30,300", "--apply-size", "30", "--repeat", "1", "--transcripts", "3e6"]
+    tiny = ["--sizes", "30,300", "--apply-size", "30", "--hook-size", "30", "--repeat", "1"]
+    tiny += ["--transcripts", "3e6"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -76,6 +77,8 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "repeat scan, 300 plans vs 30 plans",
         "terminal report vs --json, 30 plans",
         "scan, empty dir vs import typer, rich",
+        "SessionStart hook, 30 plans, unchanged",
+        "SessionStart hook, 30 plans, scanned again",
         "apply --rescan --yes, 30 plans, first scan",
         "apply --rescan --yes, 30 plans, first scan, vs batched floor",
         "apply --rescan --yes, 30 plans, repeat scan",

@@ -1,23 +1,39 @@
-"""`clarity install-command` and `uninstall-command`: the /clarity slash command (SPEC 9)."""
+"""`clarity install-command` and `uninstall-command`: the /clarity skill and the
+SessionStart hook for Claude Code (SPEC 9, issue 17)."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from clarity.cli.app import app
 from clarity.output import say
 
+if TYPE_CHECKING:
+    from clarity.slash_command import Installed
+
 ProjectOption = Annotated[
     bool,
-    typer.Option("--project", help="The current project's .claude/commands/ instead of your own."),
+    typer.Option(
+        "--project",
+        help="The current project's .claude/ (skills/, settings.local.json) instead of yours.",
+    ),
 ]
 ForceOption = Annotated[
     bool,
-    typer.Option("--force", help="Even over your edits (kept as clarity.md.bak, .bak.2, ...)."),
+    typer.Option("--force", help="Even over your edits (kept as SKILL.md.bak, .bak.2, ...)."),
+]
+HookOption = Annotated[
+    bool,
+    typer.Option(
+        "--hook",
+        help="Also a SessionStart hook: one line when plans are done or at risk "
+        "(uninstall: only the hook).",
+    ),
 ]
 
 _SAID = {
@@ -28,37 +44,87 @@ _SAID = {
     "removed": "removed /clarity",
     "absent": "/clarity is not installed",
 }
+_HOOK_SAID = {
+    "installed": "added clarity's SessionStart hook to",
+    "unchanged": "clarity's SessionStart hook is already in",
+    "updated": "updated clarity's SessionStart hook in",
+    "removed": "removed clarity's SessionStart hook from",
+    "absent": "clarity's SessionStart hook is not in",
+}
 
 
-def _path(project: bool) -> Path:
+def _base(project: bool) -> Path:
     from clarity.locations import claude_config_dir
-    from clarity.slash_command import command_path, project_root
+    from clarity.slash_command import claude_base, project_root
 
     claude_dir = claude_config_dir(os.environ)
-    return command_path(claude_dir, project_root(Path.cwd(), claude_dir) if project else None)
+    return claude_base(claude_dir, project_root(Path.cwd(), claude_dir) if project else None)
 
 
-def _say(outcome: str, path: Path, backup: Path | None) -> None:
-    kept = f" (the old text is kept as {backup})" if backup is not None else ""
-    say([f"{_SAID[outcome]}: {path}{kept}"])
+def _settings_file(base: Path, project: bool) -> Path:
+    """The user's settings.json; in a project, settings.local.json: the hook names this
+    machine's Python, which is no one else's to run."""
+    return base / ("settings.local.json" if project else "settings.json")
+
+
+def _say_skill(installed: Installed) -> None:
+    skill = installed.skill
+    kept = f" (the old text is kept as {skill.backup})" if skill.backup is not None else ""
+    say([f"{_SAID[skill.outcome.value]}: {skill.path}{kept}"])
+    if installed.legacy is not None:
+        say([f"removed the older /clarity command clarity wrote: {installed.legacy.path}"])
+    if installed.legacy_kept is not None:
+        say(
+            [
+                f"left {installed.legacy_kept} as it is (yours, or edited since clarity wrote "
+                "it); Claude Code runs the /clarity skill in its place: remove it if you no "
+                "longer need it"
+            ]
+        )
+
+
+def _say_hook(outcome: str, path: Path) -> None:
+    say([f"{_HOOK_SAID[outcome]} {path}"])
 
 
 @app.command("install-command")
-def install_command(project: ProjectOption = False, force: ForceOption = False) -> None:
-    """Install the /clarity slash command for Claude Code."""
+def install_command(
+    project: ProjectOption = False, force: ForceOption = False, hook: HookOption = False
+) -> None:
+    """Install the /clarity skill for Claude Code (--hook: and a SessionStart hook)."""
     from clarity.executable import shell_command
-    from clarity.slash_command import install_command as install
+    from clarity.hook_settings import add_hook, check_settings, hook_command
+    from clarity.slash_command import install_skill
 
-    change = install(_path(project), shell_command(), force=force)
-    _say(change.outcome.value, change.path, change.backup)
-    if change.outcome.value != "unchanged":
+    base = _base(project)
+    settings_file = _settings_file(base, project)
+    if hook:  # refused before anything is written: a settings file clarity cannot read
+        command = hook_command(os.path.abspath(sys.executable))  # noqa: PTH100 (a venv's link)
+        check_settings(settings_file)
+    installed = install_skill(base, shell_command(), force=force)
+    _say_skill(installed)
+    if hook:
+        _say_hook(add_hook(settings_file, command).outcome.value, settings_file)
+    if installed.skill.outcome.value != "unchanged":
         say(["In Claude Code, type /clarity to review and tidy your plans."])
 
 
 @app.command("uninstall-command")
-def uninstall_command(project: ProjectOption = False, force: ForceOption = False) -> None:
-    """Remove the /clarity slash command (never one you edited, unless --force)."""
-    from clarity.slash_command import uninstall_command as uninstall
+def uninstall_command(
+    project: ProjectOption = False, force: ForceOption = False, hook: HookOption = False
+) -> None:
+    """Remove the /clarity skill and clarity's hook (never a skill you edited, unless --force)."""
+    from clarity.hook_settings import check_settings, remove_hook
+    from clarity.slash_command import uninstall_skill
 
-    change = uninstall(_path(project), force=force)
-    _say(change.outcome.value, change.path, change.backup)
+    base = _base(project)
+    settings_file = _settings_file(base, project)
+    check_settings(settings_file)
+    if hook:
+        _say_hook(remove_hook(settings_file).outcome.value, settings_file)
+        return
+    installed = uninstall_skill(base, force=force)
+    _say_skill(installed)
+    removed = remove_hook(settings_file)
+    if removed.outcome.value == "removed":
+        _say_hook(removed.outcome.value, settings_file)

@@ -1,0 +1,227 @@
+"""`python -I -m clarity.hook`: Claude Code's SessionStart hook (issue 17).
+
+At the start of a session it says one line, and only when something is worth
+saying: plans ready to archive, or plans Claude Code's own cleanup deletes
+within a week. Claude Code shows a hook's `systemMessage` to the user and adds
+its `additionalContext` to the session; stdout that is not that JSON would go
+to Claude only.
+
+It must be quick and must never fail a session:
+- Every session start stats the plans directory and the settings files that
+  choose it, and, when none changed since the last scan today (and that scan
+  is at most MEMO_SECONDS old), says what that scan found. This module imports
+  nothing but the standard library and clarity.output: no typer, no rich, no
+  classifier.
+- Otherwise it scans (clarity.hook_scan, with the facts cache, so unchanged
+  plans are not read again), remembers the result, and says it. That takes
+  longer; past DEADLINE_SECONDS it gives up quietly.
+- Anything that goes wrong ends the hook with exit 0 and nothing said.
+"""
+
+# ruff: noqa: PTH109, PTH111, PTH112, PTH116, PTH117, PTH118, PTH120, PTH123
+# (os.path, not pathlib: importing pathlib alone costs this hook a fifth of its time)
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import sys
+import time
+import zlib
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+MEMO_FILE = "session-start.json"
+MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the same day only
+MEMO_ENTRIES = 32  # projects remembered
+DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
+HORIZON_DAYS = 7.0  # plans Claude Code deletes sooner than this are at risk
+DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
+MAX_INPUT = 1 << 16
+_ENV = ("CLARITY_", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME")
+
+Stamp = list[int] | None
+
+
+def hook_input(stream: TextIO) -> dict[str, Any]:
+    """What Claude Code sends on stdin (session_id, cwd, source, ...); {} if not JSON."""
+    try:
+        data = json.loads(stream.read(MAX_INPUT))
+    except (ValueError, OSError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def project_dir(data: Mapping[str, Any]) -> str:
+    """The session's working directory, as Claude Code reports it; else this process's."""
+    cwd = data.get("cwd")
+    if isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
+        return cwd
+    return os.getcwd()
+
+
+def state_dir(env: Mapping[str, str]) -> str:
+    """clarity's state folder (clarity.locations.state_dir) without importing platformdirs
+    where its rule is plain: $XDG_STATE_HOME or ~/.local/state on Linux."""
+    if sys.platform.startswith("linux"):
+        base = env.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
+        return os.path.join(base, "clarity")
+    from clarity.locations import state_dir as located
+
+    return str(located())
+
+
+def memo_key(cwd: str, env: Mapping[str, str]) -> str:
+    """A project and the environment that chooses its settings."""
+    return json.dumps([cwd, sorted((k, v) for k, v in env.items() if k.startswith(_ENV))])
+
+
+def stamp(path: str) -> Stamp:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
+
+
+def listing(plans_dir: str) -> Stamp:
+    """The plans' names and stamps, in two numbers: what any change to a plan changes."""
+    try:
+        with os.scandir(plans_dir) as entries:
+            found = []
+            for entry in entries:
+                if entry.name.startswith(".") or not entry.name.endswith(".md"):
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found.append(
+                    f"{entry.name}\0{info.st_size}\0{info.st_mtime_ns}"
+                    f"\0{info.st_ino}\0{info.st_ctime_ns}"
+                )
+    except (OSError, ValueError):
+        return None
+    found.sort()
+    return [len(found), zlib.crc32("\n".join(found).encode("utf-8", "surrogateescape"))]
+
+
+def watched(cwd: str, claude_dir: str, config_file: str) -> list[str]:
+    """Files whose change can change the plans dir or the cleanup age: clarity's config,
+    Claude Code's user settings, and every project settings file above cwd."""
+    paths = [config_file, os.path.join(claude_dir, "settings.json")]
+    folder = cwd
+    while True:
+        for name in ("settings.local.json", "settings.json"):
+            paths.append(os.path.join(folder, ".claude", name))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return paths
+        folder = parent
+
+
+def line(done: int, deadlines: list[float], now: float) -> str | None:
+    """The one line, or None when there is nothing worth saying."""
+    at_risk = sorted(d for d in deadlines if d - now < HORIZON_DAYS * 86400)
+    parts = []
+    if done >= DONE_AT_LEAST or (done and at_risk):
+        parts.append(f"{done} plan{'s' if done != 1 else ''} done")
+    if at_risk:
+        days = math.ceil((at_risk[-1] - now) / 86400)
+        when = f"within {days} day{'s' if days != 1 else ''}" if days > 0 else "at its next start"
+        parts.append(f"{len(at_risk)} deleted by Claude Code {when}")
+    if not parts:
+        return None
+    return "clarity: " + ", ".join(parts) + ": /clarity to review them"
+
+
+def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:
+    return (
+        entry.get("day") == day
+        and 0 <= now - float(entry["made"]) < MEMO_SECONDS
+        and all(stamp(path) == was for path, was in entry["watch"])
+        and listing(entry["plans_dir"]) == entry["listing"]
+    )
+
+
+def load_memo(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as file:
+            memo = json.loads(file.read())
+    except (OSError, ValueError):
+        return {}
+    return memo if isinstance(memo, dict) else {}
+
+
+def save_memo(path: str, memo: dict[str, Any], key: str, entry: dict[str, Any]) -> None:
+    from pathlib import Path
+
+    from clarity.fsio import write_atomic
+
+    memo.pop(key, None)
+    memo[key] = entry  # newest last: the oldest go first
+    while len(memo) > MEMO_ENTRIES:
+        del memo[next(iter(memo))]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(Path(path), json.dumps(memo).encode("utf-8"), durable=False)
+
+
+def _give_up(signum: int, frame: object) -> None:
+    raise TimeoutError
+
+
+def _bound(seconds: float) -> None:
+    """Interrupt what runs after seconds (0: no longer); a scan's writes are atomic."""
+    import signal
+
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _give_up)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str | None:
+    cwd = project_dir(data)
+    day = time.strftime("%Y-%m-%d", time.localtime(now))
+    memo_path = os.path.join(state_dir(env), MEMO_FILE)
+    memo = load_memo(memo_path)
+    key = memo_key(cwd, env)
+    entry = memo.get(key)
+    try:
+        if isinstance(entry, dict) and is_fresh(entry, now, day):
+            return line(int(entry["done"]), [float(d) for d in entry["deadlines"]], now)
+    except (KeyError, TypeError, ValueError):
+        pass  # an entry of another version: scan again
+    _bound(DEADLINE_SECONDS)
+    from clarity.hook_scan import summarize
+
+    entry = summarize(cwd, env, now)
+    _bound(0)
+    entry["day"] = day
+    save_memo(memo_path, memo, key, entry)
+    return line(entry["done"], entry["deadlines"], now)
+
+
+def run(stdin: TextIO, env: Mapping[str, str]) -> None:
+    said = finding(hook_input(stdin), env, time.time())
+    if said is None:
+        return
+    from clarity.output import say
+
+    document = {
+        "systemMessage": said,
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": said},
+    }
+    say([json.dumps(document)])  # ASCII: every character outside it is escaped
+
+
+def main() -> int:
+    """Exit 0 whatever happens: a hook that fails must not fail the session."""
+    with contextlib.suppress(BaseException):  # anything at all, even an interrupt
+        run(sys.stdin, os.environ)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""clarity's SessionStart hook in Claude Code's settings.json (issue 17).
+
+Claude Code reads hooks from its settings files:
+
+    {"hooks": {"SessionStart": [{"matcher": "startup|resume",
+                                 "hooks": [{"type": "command", "command": "...",
+                                            "timeout": 5}]}]}}
+
+settings.json is the user's file, full of their own keys and hooks, so it is
+edited, never replaced: clarity adds or updates its one entry (known by the
+`-m clarity.hook` its command ends with), keeps every other key, hook and the
+order of keys, and writes the result atomically. A file that is not a JSON
+object is refused with nothing written: clarity will not guess at what it meant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clarity.errors import ClarityError
+from clarity.fsio import write_atomic
+from clarity.managed import Outcome
+
+EVENT = "SessionStart"
+MATCHER = "startup|resume"  # a session that starts or comes back; not /clear or compaction
+TIMEOUT_SECONDS = 5  # Claude Code stops the hook after this; the hook itself gives up sooner
+HOOK_MODULE = "clarity.hook"
+_OURS = re.compile(r"(^|\s)-m\s+" + re.escape(HOOK_MODULE) + r"\s*$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def hook_command(python: str) -> str:
+    """The shell command Claude Code runs: this Python, quoted for the shell, and the
+    hook module (not the clarity command: the hook never pays for typer and rich).
+    -I: the project folder the session starts in is not on sys.path, so no file of
+    its own (a json.py, a clarity/) is ever imported in clarity's place."""
+    if _CONTROL.search(python):
+        raise ClarityError(
+            f"the Python that runs clarity has a control character in its path ({python!r}); "
+            "Claude Code's hook cannot run it: reinstall clarity under a plain path"
+        )
+    return shlex.join([python, "-I", "-m", HOOK_MODULE])
+
+
+def is_ours(hook: Any) -> bool:
+    return (
+        isinstance(hook, dict)
+        and hook.get("type") == "command"
+        and isinstance(hook.get("command"), str)
+        and _OURS.search(hook["command"]) is not None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HookChange:
+    path: Path
+    outcome: Outcome
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    """The settings as a dict; None when there is no file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+        raise ClarityError(
+            f"cannot read {path}: {reason or error}; fix it, then try again"
+        ) from None
+    try:
+        settings = json.loads(text)
+    except ValueError as error:
+        raise ClarityError(
+            f"{path} is not valid JSON ({error}); clarity leaves it alone: fix it, then try again"
+        ) from None
+    if not isinstance(settings, dict):
+        raise ClarityError(f"{path} is not a JSON object; clarity leaves it alone")
+    return settings
+
+
+def _groups(settings: dict[str, Any], path: Path) -> list[Any] | None:
+    hooks = settings.get("hooks")
+    if hooks is None:
+        return None
+    if not isinstance(hooks, dict):
+        raise ClarityError(f'{path}: "hooks" is not an object; clarity leaves it alone')
+    groups = hooks.get(EVENT)
+    if groups is None:
+        return None
+    if not isinstance(groups, list):
+        raise ClarityError(f'{path}: "hooks.{EVENT}" is not a list; clarity leaves it alone')
+    return groups
+
+
+def check_settings(path: Path) -> None:
+    """Refuse, before anything is written, a settings file clarity could not edit."""
+    settings = _load(path)
+    if settings is not None:
+        _groups(settings, path)
+
+
+def _save(path: Path, settings: dict[str, Any]) -> None:
+    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text.encode("utf-8"))
+    except OSError as error:
+        raise ClarityError(
+            f"cannot write {path}: {error.strerror or error}; check the folder's permissions"
+        ) from None
+
+
+def _entry(command: str) -> dict[str, Any]:
+    return {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+
+
+def add_hook(path: Path, command: str) -> HookChange:
+    """Add clarity's SessionStart hook to the settings file at path, or bring it up to
+    date; every other key and hook stays as it was."""
+    settings = _load(path)
+    if settings is None:
+        settings = {}
+    groups = _groups(settings, path)
+    wanted = _entry(command)
+    found = [
+        (group, index)
+        for group in groups or []
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for index, hook in enumerate(group["hooks"])
+        if is_ours(hook)
+    ]
+    if found:
+        (group, index), *extra = found
+        if not extra and group["hooks"][index] == wanted and group.get("matcher") == MATCHER:
+            return HookChange(path, Outcome.UNCHANGED)
+        _drop(groups or [], extra)
+        group["hooks"][index] = wanted
+        group["matcher"] = MATCHER
+        _save(path, settings)
+        return HookChange(path, Outcome.UPDATED)
+    if groups is None:
+        hooks = settings.setdefault("hooks", {})
+        groups = hooks.setdefault(EVENT, [])
+    groups.append({"matcher": MATCHER, "hooks": [wanted]})
+    _save(path, settings)
+    return HookChange(path, Outcome.INSTALLED)
+
+
+def _drop(groups: list[Any], places: list[tuple[dict[str, Any], int]]) -> None:
+    """Take the hooks at places out; a group left with no hook goes too."""
+    for group, index in sorted(places, key=lambda place: -place[1]):
+        del group["hooks"][index]
+    groups[:] = [
+        group
+        for group in groups
+        if not (isinstance(group, dict) and isinstance(group.get("hooks"), list)) or group["hooks"]
+    ]
+
+
+def remove_hook(path: Path) -> HookChange:
+    """Take clarity's hook out of the settings file; nothing else changes."""
+    settings = _load(path)
+    groups = _groups(settings, path) if settings is not None else None
+    if settings is None or not groups:
+        return HookChange(path, Outcome.ABSENT)
+    places = [
+        (group, index)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for index, hook in enumerate(group["hooks"])
+        if is_ours(hook)
+    ]
+    if not places:
+        return HookChange(path, Outcome.ABSENT)
+    _drop(groups, places)
+    hooks = settings["hooks"]
+    if not groups:
+        del hooks[EVENT]
+    if not hooks:
+        del settings["hooks"]
+    _save(path, settings)
+    return HookChange(path, Outcome.REMOVED)
