@@ -129,12 +129,21 @@ def line(done: int, deadlines: list[float], now: float) -> str | None:
     if done >= DONE_AT_LEAST or (done and at_risk):
         parts.append(f"{done} plan{'s' if done != 1 else ''} done")
     if at_risk:
-        days = math.ceil((at_risk[-1] - now) / 86400)
-        when = f"within {days} day{'s' if days != 1 else ''}" if days > 0 else "at its next start"
-        parts.append(f"{len(at_risk)} deleted by Claude Code {when}")
+        parts.append(f"{len(at_risk)} deleted by Claude Code {_when(at_risk, now)}")
     if not parts:
         return None
     return "clarity: " + ", ".join(parts) + ": /clarity to review them"
+
+
+def _when(deadlines: list[float], now: float) -> str:
+    """When, in the whole days the scan report gives (rounded down, as cleanup_in_days)."""
+    days = sorted({math.floor(round((d - now) / 86400, 6)) for d in deadlines})
+    if days[-1] < 0:
+        return "at its next start"
+    if days[-1] == 0:
+        return "within a day"
+    unit = "day" if days[-1] == 1 else "days"
+    return f"in {days[-1]} {unit}" if len(days) == 1 else f"within {days[-1]} {unit}"
 
 
 def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:

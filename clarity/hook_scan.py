@@ -23,15 +23,15 @@ from clarity.state import DirState
 def cleanup_left(report: ScanReport, verdict: Verdict) -> float | None:
     """Days until Claude Code deletes a plan that stays where it is, if it does.
 
-    The report leaves out the plans apply would move (report.days_left); until
-    someone applies, Claude Code deletes a completed plan just the same, and it
-    is the one worth keeping. A stale stub, bound for the trash, is not.
+    The report leaves out the plans apply would move (report.cleanup_in_days);
+    until someone applies, Claude Code deletes a completed plan just the same,
+    and it is the one worth keeping. A stale stub, bound for the trash, is not.
     """
-    if verdict.plan_class is PlanClass.STALE:
+    if verdict.plan_class is PlanClass.STALE or report.retention is None:
         return None
-    if verdict.plan_class is PlanClass.COMPLETED and report.retention is not None:
+    if verdict.plan_class is PlanClass.COMPLETED or report.cleanup_in_days(verdict) is not None:
         return report.retention.days - report.age_days(verdict)
-    return report.days_left(verdict)
+    return None
 
 
 def summarize(cwd: str, env: Mapping[str, str], now: float) -> dict[str, Any]:

@@ -223,7 +223,13 @@ def test_the_line(isolated_home: Path):
     assert line(3, [], now) == "clarity: 3 plans done: /clarity to review them"
     assert line(0, [now + 9 * DAY], now) is None  # beyond the week
     assert line(1, [now + 2.5 * DAY, now + 0.5 * DAY], now) == (
-        "clarity: 1 plan done, 2 deleted by Claude Code within 3 days: /clarity to review them"
+        "clarity: 1 plan done, 2 deleted by Claude Code within 2 days: /clarity to review them"
+    )  # whole days rounded down, the figure the scan report gives each plan
+    assert line(0, [now + 2.5 * DAY], now) == (
+        "clarity: 1 deleted by Claude Code in 2 days: /clarity to review them"
+    )
+    assert line(0, [now + 0.5 * DAY], now) == (
+        "clarity: 1 deleted by Claude Code within a day: /clarity to review them"
     )
     assert line(0, [now - DAY], now) == (
         "clarity: 1 deleted by Claude Code at its next start: /clarity to review them"
@@ -252,13 +258,11 @@ def test_it_says_what_is_done_and_what_claude_code_will_delete(
     assert (
         first
         == again
-        == (
-            "clarity: 4 plans done, 1 deleted by Claude Code within 3 days: /clarity to review them"
-        )
+        == ("clarity: 4 plans done, 1 deleted by Claude Code in 2 days: /clarity to review them")
     )
     make_files(plans, {"done-9.md": Plan(DONE, 3)}, now)  # a change to the plans is seen
     assert said(run_hook(work)) == (
-        "clarity: 5 plans done, 1 deleted by Claude Code within 3 days: /clarity to review them"
+        "clarity: 5 plans done, 1 deleted by Claude Code in 2 days: /clarity to review them"
     )
     # So is a change to Claude Code's settings: a longer cleanup period, nothing at risk.
     (claude_dir / "settings.json").write_text('{"cleanupPeriodDays": 90}')
