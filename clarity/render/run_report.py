@@ -94,7 +94,7 @@ def result_lines(report: RunReport) -> list[str]:
     lines += agent_lines(report.agent)
     if report.run is not None:
         lines.append(summary_line(report))
-        if report.kind is not RunKind.UNDO and done:
+        if report.kind in (RunKind.APPLY, RunKind.ARCHIVE) and done:  # restore: its own hint
             lines.append("Changed your mind? clarity undo puts everything back.")
     return lines
 
