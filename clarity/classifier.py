@@ -252,7 +252,8 @@ def classify(
     """Classify every plan, then fold each sub-plan under its root parent.
 
     A sub-plan that rule 1 keeps active (modified today, current, in use by a
-    session, pinned) stands on its own; every other sub-plan takes its root
+    session, pinned) stands on its own (one restored from the archive came back
+    with its parent, and follows it); every other sub-plan takes its root
     parent's class. A stale parent with a sub-plan that is not small and old
     on its own skips rule 3: the group is dormant or active, never trashed.
     """

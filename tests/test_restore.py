@@ -251,3 +251,26 @@ def test_a_killed_restore_is_finished_or_rolled_back_by_the_next_command(
     assert undo.exit_code == 0, undo.stderr
     assert list(plans_dir.iterdir()) == []
     assert sorted(r["name"] for r in index_of(plans_dir)) == ["cache.md", "other.md"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_in_a_terminal_restore_and_its_undo_show_what_they_will_do_and_ask(
+    plans_dir: Path, shelved
+) -> None:
+    from tests.test_undo import _in_a_terminal
+
+    declined = _in_a_terminal(["restore", "cache", "--plans-dir", str(plans_dir)], b"n\n")
+    assert declined.returncode == 0, declined.stderr
+    assert f"clarity restore: put back into {plans_dir}" in declined.stdout
+    assert "cache.md  from " in declined.stdout and "└ cache-agent-a1.md" in declined.stdout
+    assert "It stays active for 14 days" in declined.stdout
+    assert "nothing was restored" in declined.stdout
+    assert list(plans_dir.iterdir()) == []
+
+    agreed = _in_a_terminal(["restore", "cache", "--plans-dir", str(plans_dir)], b"y\n")
+    assert agreed.returncode == 0, agreed.stderr
+    assert sorted(p.name for p in plans_dir.iterdir()) == sorted(GROUP)
+    undo = _in_a_terminal(["undo", "--plans-dir", str(plans_dir)], b"n\n")
+    archive = plans_dir.parent / "plans-archive"
+    assert f"that 000002-restore.jsonl moved, into {archive}" in undo.stdout
+    assert f"cache.md  back into the archive at {archive / '2026-Q4' / 'cache.md'}" in undo.stdout

@@ -268,3 +268,21 @@ def test_show_in_a_terminal_renders_the_plan_escaped(plans_dir: Path) -> None:
     assert "\x1b" not in plain
     assert 'Quote " and \\x1b[2J escape' in plain
     assert "bold" in plain and "**" not in plain  # rendered, not raw
+
+
+def test_an_index_that_is_not_clarity_s_is_one_line_exit_2(cli, plans_dir: Path) -> None:
+    archive = plans_dir.parent / "plans-archive"
+    make_files(archive, {"index.jsonl": "my own notes\n"})
+    result = archived(cli, plans_dir)
+    assert result.exit_code == 2
+    assert "index.jsonl: not clarity's" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_show_of_a_plan_gone_from_the_archive_says_so(
+    cli, plans_dir: Path, archive_dir: Path
+) -> None:
+    (archive_dir / "2026-Q4" / "search.md").unlink()
+    result = cli("show", "search", "--plans-dir", str(plans_dir))
+    assert result.exit_code == 2
+    assert "is in the archive's index but not in the archive" in result.stderr

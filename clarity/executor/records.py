@@ -6,6 +6,7 @@ A journal line is a JSON object whose `op` names its record type:
     begin    {run, kind, pid, started_at, plans_dir, archive_dir, proposal | undoes}
     group    {group, action, planned: [file..., each with its dst]}   before a group moves
     intent   {seq, move, name, src, dst, sha256, size, group, ...}  before a move
+             (a restore's plan, and undo's return of it, carry its index `record`)
     done | failed | rolled_back   {seq, dst?, info?, error?}         after it
     skip     {name, action, reason}
     end      {interrupted, at}

@@ -55,11 +55,16 @@ def preview_lines(preview: ApplyPreview) -> list[str]:
 
 
 def undo_preview_lines(plan: UndoPlan) -> list[str]:
+    where = plan.archive_dir if all(i.to_archive for i in plan.items) else plan.plans_dir
     lines = [
         f"clarity undo: put back {_plural(len(plan.items), 'file')} that "
-        f"{', '.join(plan.runs)} moved, into {plan.plans_dir}"
+        f"{', '.join(plan.runs)} moved, into {where}"
     ]
     for item in plan.items[:DONE_LINES]:
+        if item.to_archive:  # a restore undone: the plan goes back to its place in the archive
+            place = display_name(os.fsdecode(item.intent.src))
+            lines.append(f"  {display_name(item.name)}  back into the archive at {place}")
+            continue
         source = "the trash" if item.from_trash else display_name(os.fsdecode(item.where or ""))
         lines.append(f"  {display_name(item.name)}  from {source}")
     if len(plan.items) > DONE_LINES:
