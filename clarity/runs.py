@@ -250,7 +250,8 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
     with state.lock():
         notes, journals = settle_before_run(state)
         plan = plan_undo(journals.logs, settings.plans_dir, settings.archive_dir)
-        if plan is None:
+        if plan is None or not plan.items:
+            notes += plan.notes if plan is not None else ()
             return nothing_done(
                 RunKind.UNDO, settings, notes, "nothing to undo: no apply here is left to undo"
             )

@@ -274,3 +274,22 @@ def test_in_a_terminal_restore_and_its_undo_show_what_they_will_do_and_ask(
     archive = plans_dir.parent / "plans-archive"
     assert f"that 000002-restore.jsonl moved, into {archive}" in undo.stdout
     assert f"cache.md  back into the archive at {archive / '2026-Q4' / 'cache.md'}" in undo.stdout
+
+
+def test_a_restored_plan_edited_since_is_the_person_s_and_undo_looks_past_it(
+    cli, plans_dir: Path, shelved
+) -> None:
+    assert restore(cli, plans_dir, "cache").exit_code == 0
+    with (plans_dir / "cache.md").open("a") as stream:
+        stream.write("\nPicking this up again.\n")
+
+    undone = cli("undo", "--plans-dir", str(plans_dir), "--yes", "--json")
+
+    assert undone.exit_code == 0, undone.stderr
+    document = undone.json()
+    assert document["notes"][0].startswith("cache.md changed since 000002-restore.jsonl restored")
+    results = {r["name"]: r for r in document["results"]}  # the hand archive before it, undone
+    assert results["other.md"]["status"] == "done"
+    assert results["cache.md"]["status"] == "skipped"  # the edited plan stays, and its group
+    assert "Picking this up again." in (plans_dir / "cache.md").read_text()
+    assert sorted(p.name for p in plans_dir.iterdir()) == sorted([*GROUP, "other.md"])

@@ -68,13 +68,35 @@ class Restorable:
 @dataclass(frozen=True, slots=True)
 class UndoPlan:
     runs: tuple[str, ...]  # the apply runs being undone
-    items: tuple[Restorable, ...]
+    items: tuple[Restorable, ...]  # none: nothing left to undo (notes say why, if anything)
     plans_dir: Path
     archive_dir: Path
+    notes: tuple[str, ...] = ()  # restores passed over: their plan was edited since
+
+
+def _unedited(items: tuple[Restorable, ...], notes: list[str]) -> tuple[Restorable, ...]:
+    """A restore's groups whose plan is still the file it put back. A plan edited (or moved)
+    since is the person's work now: its restore is no longer undone, and undo looks past it."""
+    kept: list[Restorable] = []
+    for (run, group), members in _groups(items).items():
+        plan = next((m for m in members if m.name == group), None)
+        if (
+            plan is not None
+            and plan.where is not None
+            and not _is_the_file(plan.where, plan.intent)
+        ):
+            notes.append(
+                f"{group} changed since {run} restored it, so that restore is not undone "
+                f"(clarity archive {group} archives it as it is now)"
+            )
+            continue
+        kept += members
+    return tuple(kept)
 
 
 def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> UndoPlan | None:
-    """What undo would restore; None when no apply has anything left out."""
+    """What undo would restore; None (or no items) when no run has anything left out."""
+    notes: list[str] = []
     restored: set[tuple[str, int]] = set()
     for log in logs:
         if log.kind is RunKind.UNDO:
@@ -92,15 +114,18 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
             for intent, outcome in log.done()
             if (log.name, intent.seq) not in restored
         )
+        if latest.kind is RunKind.RESTORE:
+            items = _unedited(items, notes)
         if items and latest.begin is not None:
             return UndoPlan(
                 tuple(log.name for log in runs),
                 items,
                 latest.begin.plans_dir,
                 latest.begin.archive_dir,
+                tuple(notes),
             )
         applies = [log for log in applies if log not in runs]  # all back: look further
-    return None
+    return UndoPlan((), (), plans_dir, archive_dir, tuple(notes)) if notes else None
 
 
 def _groups(items: Iterable[Restorable]) -> dict[tuple[str, str], list[Restorable]]:
@@ -300,6 +325,6 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
         plan.archive_dir,
         journal.path.name,
         tuple(undoer.results),
-        notes=tuple(index.notes),
+        notes=(*plan.notes, *index.notes),
         problems=tuple(index.failed),
     )
