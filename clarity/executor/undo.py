@@ -17,7 +17,6 @@ not hash as it did (a stray copy, a folder in its place) stays.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +25,10 @@ from typing import Any
 from clarity.archive import quarter_folder, relative_path
 from clarity.executor.indexing import NOTHING, update_index
 from clarity.executor.journal import Batch, Journal, RunLog
-from clarity.executor.moves import error_text, move_file
+from clarity.executor.moves import error_text, is_the_file, keep_mtime, move_file
 from clarity.executor.records import UNDOABLE_RUNS, Ending, Intent, Move, Outcome, RunKind, Skip
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, locate, restore
-from clarity.fsio import hash_file
 from clarity.state import DirState
 
 
@@ -80,11 +78,7 @@ def _unedited(items: tuple[Restorable, ...], notes: list[str]) -> tuple[Restorab
     kept: list[Restorable] = []
     for (run, group), members in _groups(items).items():
         plan = next((m for m in members if m.name == group), None)
-        if (
-            plan is not None
-            and plan.where is not None
-            and not _is_the_file(plan.where, plan.intent)
-        ):
+        if plan is not None and plan.where is not None and not is_the_file(plan.where, plan.intent):
             notes.append(
                 f"{group} changed since {run} restored it, so that restore is not undone "
                 f"(clarity archive {group} archives it as it is now)"
@@ -224,11 +218,11 @@ class _Undoer:
         """The file apply moved (and its trash record), checked: a regular file with
         the bytes it had. Raises OSError saying why it cannot come back."""
         if item.from_trash:
-            if item.where is not None and _is_the_file(item.where, item.intent):
+            if item.where is not None and is_the_file(item.where, item.intent):
                 return item.where, item.trash_info
             # Not recorded, or not these bytes (a stray copy): look for the real entry.
             entry = locate(item.intent.src, item.intent.sha256, item.intent.size)
-            if entry is not None and _is_the_file(entry.file, item.intent):
+            if entry is not None and is_the_file(entry.file, item.intent):
                 return entry.file, entry.info
             if not freedesktop():
                 raise OSError(
@@ -242,7 +236,7 @@ class _Undoer:
             place, run = "the plans dir", "restore"
         if src is None or not os.path.lexists(src):
             raise FileNotFoundError(0, f"no longer in {place}", os.fspath(src or item.name))
-        if not _is_the_file(src, item.intent):
+        if not is_the_file(src, item.intent):
             raise OSError(
                 0,
                 f"what is at its place in {place} is not the file {run} moved "
@@ -265,7 +259,7 @@ class _Undoer:
                 restore(TrashedFile(intent.src, intent.info), dst, intent.sha256)
             else:
                 move_file(intent.src, dst, intent.sha256)
-            _keep_mtime(dst, intent.mtime_ns)
+            keep_mtime(dst, intent.mtime_ns)
         except FileExistsError:  # a file took the name after the group's check
             where = "the trash" if intent.info is not None else intent.src
             reason = f"a file named {item.name} is in the plans dir again; left at {where}"
@@ -285,27 +279,6 @@ class _Undoer:
             self.unindex.add((item.run, intent.record_path))
         if intent.record is not None:
             self.reindex.append(intent.record)
-
-
-def _is_the_file(path: Path, intent: Intent) -> bool:
-    try:
-        info = os.lstat(path)
-        return (
-            stat.S_ISREG(info.st_mode)
-            and info.st_size == intent.size
-            and hash_file(path) == intent.sha256
-        )
-    except OSError:
-        return False
-
-
-def _keep_mtime(path: Path, mtime_ns: int | None) -> None:
-    """A restored file has the mtime it had when apply moved it (a trash copy may not)."""
-    if mtime_ns is None:
-        return
-    info = os.lstat(path)
-    if info.st_mtime_ns != mtime_ns:
-        os.utime(path, ns=(info.st_atime_ns, mtime_ns), follow_symlinks=False)
 
 
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
