@@ -293,3 +293,15 @@ def test_a_restored_plan_edited_since_is_the_person_s_and_undo_looks_past_it(
     assert results["cache.md"]["status"] == "skipped"  # the edited plan stays, and its group
     assert "Picking this up again." in (plans_dir / "cache.md").read_text()
     assert sorted(p.name for p in plans_dir.iterdir()) == sorted([*GROUP, "other.md"])
+
+
+def test_a_plan_moved_back_by_hand_and_archived_again_is_listed_once(cli, plans_dir: Path) -> None:
+    make_files(plans_dir, PLANS)
+    assert cli("archive", "other", "--plans-dir", str(plans_dir)).exit_code == 0
+    archived = plans_dir.parent / "plans-archive" / "2026-Q4" / "other.md"
+    archived.rename(plans_dir / "other.md")  # by hand, not with clarity restore
+
+    assert cli("archive", "other", "--plans-dir", str(plans_dir)).exit_code == 0
+
+    assert [r["name"] for r in index_of(plans_dir)] == ["other.md"]
+    assert index_md(plans_dir).count("Other work") == 1
