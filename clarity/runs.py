@@ -216,7 +216,7 @@ def run_archive(
         proposal = archive_proposal(scan(settings, now, current, session), names)
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
-            return _nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
+            return nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
         summarize, usage = _summarizer(settings, _advisor(settings))
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE

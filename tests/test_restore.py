@@ -38,7 +38,9 @@ def shelved(cli, plans_dir: Path) -> dict[str, tuple[bytes | str, int]]:
     """The plans laid out and all archived by hand; what the plans dir held before."""
     make_files(plans_dir, PLANS)
     before = snapshot(plans_dir)
-    result = cli("archive", "cache", "other", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    result = cli(
+        "archive", "--yes", "cache", "other", "--plans-dir", str(plans_dir), "--now", NOW_ISO
+    )
     assert result.exit_code == 0, result.stderr
     assert list(plans_dir.iterdir()) == []
     return before
@@ -139,7 +141,7 @@ def test_a_restored_plan_stays_active_for_dormant_days_then_is_archived_again(
 def test_an_apply_of_a_scan_from_before_the_restore_leaves_the_plan(cli, plans_dir: Path) -> None:
     make_files(plans_dir, PLANS)
     assert cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
-    assert cli("archive", "cache", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert cli("archive", "--yes", "cache", "--plans-dir", str(plans_dir)).exit_code == 0
     assert restore(cli, plans_dir, "cache").exit_code == 0
 
     applied = cli("apply", "--plans-dir", str(plans_dir), "--yes", "--json")
@@ -153,7 +155,7 @@ def test_an_apply_of_a_scan_from_before_the_restore_leaves_the_plan(cli, plans_d
 
 def test_a_person_may_archive_a_restored_plan_again(cli, plans_dir: Path, shelved) -> None:
     assert restore(cli, plans_dir, "cache").exit_code == 0
-    again = cli("archive", "cache", "--plans-dir", str(plans_dir))
+    again = cli("archive", "--yes", "cache", "--plans-dir", str(plans_dir))
     assert again.exit_code == 0, again.stderr
     assert list(plans_dir.iterdir()) == []
 
@@ -228,7 +230,10 @@ def test_a_killed_restore_is_finished_or_rolled_back_by_the_next_command(
 ) -> None:
     make_files(plans_dir, PLANS)
     original = contents(plans_dir)
-    assert run_process("archive", "cache", "other", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert (
+        run_process("archive", "--yes", "cache", "other", "--plans-dir", str(plans_dir)).exit_code
+        == 0
+    )
     archive = plans_dir.parent / "plans-archive"
     killed(moment, plans_dir, "restore", "cache", "--plans-dir", str(plans_dir), "--yes")
 
@@ -297,11 +302,11 @@ def test_a_restored_plan_edited_since_is_the_person_s_and_undo_looks_past_it(
 
 def test_a_plan_moved_back_by_hand_and_archived_again_is_listed_once(cli, plans_dir: Path) -> None:
     make_files(plans_dir, PLANS)
-    assert cli("archive", "other", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert cli("archive", "--yes", "other", "--plans-dir", str(plans_dir)).exit_code == 0
     archived = plans_dir.parent / "plans-archive" / "2026-Q4" / "other.md"
     archived.rename(plans_dir / "other.md")  # by hand, not with clarity restore
 
-    assert cli("archive", "other", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert cli("archive", "--yes", "other", "--plans-dir", str(plans_dir)).exit_code == 0
 
     assert [r["name"] for r in index_of(plans_dir)] == ["other.md"]
     assert index_md(plans_dir).count("Other work") == 1

@@ -62,7 +62,7 @@ def test_archive_restore_undo_lose_no_byte(steps: list[tuple[str, ...]]) -> None
         with isolated(root / "home"):
             for step in steps:
                 if step[0] == "archive":
-                    code, _ = run("archive", step[1], *where, "--now", NOW_ISO)
+                    code, _ = run("archive", "--yes", step[1], *where, "--now", NOW_ISO)
                 elif step[0] == "restore":
                     code, _ = run("restore", step[1], *where, "--yes")
                 elif step[0] == "apply":

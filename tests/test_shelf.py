@@ -37,7 +37,7 @@ HOSTILE_TITLE = 'Quote " and \x1b[2J escape'
 def archive_dir(cli, plans_dir: Path) -> Path:
     make_files(plans_dir, PLANS)
     for name in ("billing", "cache", "login", "search"):  # archived out of date order
-        result = cli("archive", name, "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+        result = cli("archive", "--yes", name, "--plans-dir", str(plans_dir), "--now", NOW_ISO)
         assert result.exit_code == 0, result.stderr
     return plans_dir.parent / "plans-archive"
 
@@ -169,7 +169,7 @@ def show_bytes(*args: str) -> subprocess.CompletedProcess[bytes]:
 def test_show_piped_prints_the_exact_bytes(plans_dir: Path) -> None:
     data = b"# Odd \x1b[31mplan\r\n\nbytes \xff\xfe kept\tas\x00they are\n"
     make_files(plans_dir, {"odd.md": Plan(data, 30)})
-    assert run_process("archive", "odd", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert run_process("archive", "--yes", "odd", "--plans-dir", str(plans_dir)).exit_code == 0
 
     for name in ("odd", "odd.md", "2026-Q4/odd.md"):
         shown = show_bytes(name, "--plans-dir", str(plans_dir))
@@ -190,9 +190,9 @@ def test_show_finds_a_sub_plan(cli, plans_dir: Path, archive_dir: Path) -> None:
 
 def test_a_name_archived_twice_must_be_named_by_its_path(cli, plans_dir: Path) -> None:
     make_files(plans_dir, {"twice.md": Plan("# First\n", 30)})
-    assert cli("archive", "twice", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert cli("archive", "--yes", "twice", "--plans-dir", str(plans_dir)).exit_code == 0
     make_files(plans_dir, {"twice.md": Plan("# Second\n", 25)})
-    assert cli("archive", "twice", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert cli("archive", "--yes", "twice", "--plans-dir", str(plans_dir)).exit_code == 0
 
     result = cli("show", "twice", "--plans-dir", str(plans_dir))
     assert result.exit_code == 2
@@ -222,7 +222,7 @@ def test_an_unknown_name_is_one_line_exit_2(
 def test_hostile_names_and_titles_are_shown_escaped(cli, plans_dir: Path) -> None:
     name = "two\nlines \x1b[2J.md"
     make_files(plans_dir, {name: Plan(f"# {HOSTILE_TITLE}\n\nIt \x1b]0;owned\x07 shipped.\n", 30)})
-    assert cli("archive", name, "--plans-dir", str(plans_dir)).exit_code == 0
+    assert cli("archive", "--yes", name, "--plans-dir", str(plans_dir)).exit_code == 0
 
     listing = archived(cli, plans_dir)
     assert "\x1b" not in listing.stdout + listing.stderr
@@ -238,7 +238,7 @@ def test_hostile_names_and_titles_are_shown_escaped(cli, plans_dir: Path) -> Non
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
 def test_show_in_a_terminal_renders_the_plan_escaped(plans_dir: Path) -> None:
     make_files(plans_dir, {"odd.md": Plan(f"# {HOSTILE_TITLE}\n\n- a **bold** step\n", 30)})
-    assert run_process("archive", "odd", "--plans-dir", str(plans_dir)).exit_code == 0
+    assert run_process("archive", "--yes", "odd", "--plans-dir", str(plans_dir)).exit_code == 0
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "clarity", "show", "odd", "--plans-dir", str(plans_dir)],

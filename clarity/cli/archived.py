@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from clarity import hints
 from clarity.cli.app import app
 from clarity.cli.options import (
     ArchiveDirOption,
@@ -25,17 +26,11 @@ from clarity.terminal import Format, ask, choose_format, print_run_report
 if TYPE_CHECKING:
     from clarity.config import Settings
 
-_DIR_OPTIONS = (("plans_dir", "--plans-dir"), ("archive_dir", "--archive-dir"))
-
 
 def dir_options(settings: Settings) -> str:
     """The options that chose this run's directories, for a hint to repeat (SPEC 6)."""
-    words = [
-        f" {flag} {shlex.quote(str(getattr(settings, key)))}"
-        for key, flag in _DIR_OPTIONS
-        if settings.sources.get(key, "").startswith("option")
-    ]
-    return "".join(words)
+    chosen = hints.dir_options(settings)
+    return " " + shlex.join(chosen) if chosen else ""
 
 
 @app.command()
