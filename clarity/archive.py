@@ -255,7 +255,9 @@ def change_index(
     archive_dir: Path, adds: Iterable[dict[str, Any]], removes: Collection[tuple[str, str]]
 ) -> list[IndexLine]:
     """Add records (those not there already) and remove records by key; every other
-    line (damaged, or a record of something else) is kept as it was.
+    line (damaged, or a record of something else) is kept as it was. A record added at
+    the path of an older record replaces it: the archive holds one file at a path, so
+    the older one left it (a plan moved back by hand, then archived again).
 
     Returns the index's lines after the change. Raises OSError (NotOurs when
     index.jsonl is not clarity's: then nothing is written).
@@ -268,7 +270,13 @@ def change_index(
             present.add(record_key(record))
             new.append(record)
     path = archive_dir / INDEX_JSONL
-    gone = [line for line in lines if line.record and record_key(line.record) in removes]
+    taken = {str(record.get("path")) for record in new}
+    gone = [
+        line
+        for line in lines
+        if line.record
+        and (record_key(line.record) in removes or str(line.record.get("path")) in taken)
+    ]
     if gone:
         kept = [line for line in lines if line not in gone]
         data = b"".join(line.raw + b"\n" for line in kept) + b"".join(map(_line, new))

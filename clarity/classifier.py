@@ -37,6 +37,7 @@ class Rules(NamedTuple):
 
 _NO_SESSIONS: Mapping[str, SessionEvidence] = MappingProxyType({})
 _NO_ADVICE: Mapping[str, Advice] = MappingProxyType({})
+_NO_RESTORES: Mapping[str, float] = MappingProxyType({})
 
 
 class Evidence(NamedTuple):
@@ -44,6 +45,7 @@ class Evidence(NamedTuple):
 
     sessions: Mapping[str, SessionEvidence] = _NO_SESSIONS  # each plan's latest approval
     agent: Mapping[str, Advice] = _NO_ADVICE  # verdicts the person lets decide (agent_archives)
+    restored: Mapping[str, float] = _NO_RESTORES  # when `clarity restore` put a plan back
 
 
 def follows_parent_reason(parent: str) -> str:
@@ -101,8 +103,13 @@ class _Found(NamedTuple):
     basis: Basis
 
 
+def restored_reason(restored_at: float, zone: tzinfo | None) -> str:
+    return f"restored by you on {datetime.fromtimestamp(restored_at, zone).date().isoformat()}"
+
+
 def _active_now(facts: PlanFacts, scan: _Scan) -> _Found | None:
-    """Rule 1's evidence, or None: modified today, the current plan, a live session's, pinned."""
+    """Rule 1's evidence, or None: modified today, the current plan, a live session's,
+    restored from the archive lately, pinned."""
     if scan.today[0] <= facts.mtime < scan.today[1]:
         return _Found("modified today", Basis.NOW)
     if facts.name in scan.current:
@@ -110,6 +117,11 @@ def _active_now(facts: PlanFacts, scan: _Scan) -> _Found | None:
     session = scan.in_use.get(facts.name)
     if session is not None:
         return _Found(in_use_reason(session), Basis.IN_USE)
+    restored_at = scan.evidence.restored.get(facts.name)
+    window = scan.rules.thresholds.dormant_days * SECONDS_PER_DAY
+    # Edits since do not end it: a plan put back is usually put back to be worked on.
+    if restored_at is not None and scan.now - restored_at < window:
+        return _Found(restored_reason(restored_at, scan.zone), Basis.RESTORED)
     if facts.frontmatter.pinned:
         return _Found("pinned: true in frontmatter", Basis.NOW)
     return None
@@ -240,7 +252,8 @@ def classify(
     """Classify every plan, then fold each sub-plan under its root parent.
 
     A sub-plan that rule 1 keeps active (modified today, current, in use by a
-    session, pinned) stands on its own; every other sub-plan takes its root
+    session, pinned) stands on its own (one restored from the archive came back
+    with its parent, and follows it); every other sub-plan takes its root
     parent's class. A stale parent with a sub-plan that is not small and old
     on its own skips rule 3: the group is dormant or active, never trashed.
     """

@@ -145,6 +145,7 @@ class Basis(StrEnum):
 
     IN_USE = "in use by a session"  # rule 1: the current session's, a live session's
     NOW = "touched today or pinned"  # rule 1
+    RESTORED = "restored from the archive"  # rule 1: a person put it back lately
     MARKER = "terminal marker"
     FRONTMATTER = "frontmatter status"
     STATUS = "status field or table"

@@ -70,6 +70,17 @@ def send_json(document: Any) -> None:
     _write(dumps(document))
 
 
+def send_bytes(data: bytes) -> None:
+    """A file's bytes on stdout, exactly (`clarity show NAME | ...`): for a pipe or a file,
+    never a terminal, which would obey the control characters in them."""
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except OSError as error:
+        raise cannot_write(error) from None
+
+
 def flush() -> None:
     """Flush stdout while main can still say why it failed (not at exit, as a traceback)."""
     try:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clarity.archive import check_archive_dir
-from clarity.classifier import CURRENT_REASON, in_use_reason
+from clarity.classifier import CURRENT_REASON, SECONDS_PER_DAY, in_use_reason, restored_reason
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import apply_groups, settled_names
@@ -31,6 +31,7 @@ from clarity.hints import clarity_command, dir_options
 from clarity.model import Action
 from clarity.progress import Progress
 from clarity.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
+from clarity.restored import restored_plans
 from clarity.scan import (
     check_plans_dir,
     current_plan_names,
@@ -69,7 +70,7 @@ def settle_interrupted(state: DirState) -> list[str]:
         return recover(state) if locked else []
 
 
-def _settle(state: DirState) -> tuple[list[str], Runs]:
+def settle_before_run(state: DirState) -> tuple[list[str], Runs]:
     """Under the lock, before a run: a killed run settled, the journals read (damage set
     aside), index changes an earlier run left made; what the person should know."""
     notes = recover(state)
@@ -79,7 +80,7 @@ def _settle(state: DirState) -> tuple[list[str], Runs]:
     return [*notes, *index.failed, *index.notes], runs
 
 
-def _nothing_done(kind: RunKind, settings: Settings, notes: Iterable[str], note: str) -> RunReport:
+def nothing_done(kind: RunKind, settings: Settings, notes: Iterable[str], note: str) -> RunReport:
     return RunReport(
         kind,
         settings.plans_dir,
@@ -119,15 +120,20 @@ def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Propos
 def in_use_now(
     settings: Settings, now: datetime, session: str | None, current: Iterable[str] = ()
 ) -> dict[str, str]:
-    """Plans Claude Code sessions use right now, and why they must stay where they are.
+    """Plans Claude Code sessions use right now, or a person restored lately, and why they
+    must stay where they are.
 
     A recorded scan may be hours old: a session that took up one of its plans
-    since then must not have it pulled away.
+    since then must not have it pulled away, nor a plan put back since be archived again.
     """
     sessions = live_sessions(settings, now, session)
     held = {name: in_use_reason(user) for name, user in sessions.in_use.items()}
     named = current_plan_names(current, settings.plans_dir)  # --current, since the scan too
     held.update(dict.fromkeys(sessions.current | named, CURRENT_REASON))
+    state, window = DirState.for_plans_dir(settings.plans_dir), settings.thresholds.dormant_days
+    for name, moment in restored_plans(state, now, window).items():
+        if now.timestamp() - moment < window * SECONDS_PER_DAY:  # restored since the scan
+            held.setdefault(name, restored_reason(moment, now.tzinfo))
     return held
 
 
@@ -147,7 +153,7 @@ def run_apply(
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
-        notes, journals = _settle(state)
+        notes, journals = settle_before_run(state)
         advisor = _advisor(settings)
         if rescan:
             review = None
@@ -166,7 +172,7 @@ def run_apply(
         ]
         finished = [log for log in runs if not log.interrupted]
         if finished:
-            return _nothing_done(
+            return nothing_done(
                 RunKind.APPLY,
                 settings,
                 notes,
@@ -179,7 +185,7 @@ def run_apply(
         groups = tuple(group for group in proposal.groups if group.plan.name not in done)
         if not groups:
             what = "all of it was done by an interrupted run" if runs else "it moves nothing"
-            return _nothing_done(
+            return nothing_done(
                 RunKind.APPLY,
                 settings,
                 notes,
@@ -189,7 +195,7 @@ def run_apply(
             check_archive_dir(proposal.archive_dir)
         preview = ApplyPreview(proposal, groups, resumed=bool(runs))
         if not confirm(preview):
-            return _nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
+            return nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
         tick = progress("Moving plans", preview.file_count) if progress else None
         summarize, usage = _summarizer(settings, advisor)
         held = {} if rescan else in_use_now(settings, now, session, current)
@@ -226,11 +232,11 @@ def run_archive(
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
-        notes, _ = _settle(state)
+        notes, _ = settle_before_run(state)
         proposal = archive_proposal(scan(settings, now, current, session), names)
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
-            return _nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
+            return nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
         summarize, usage = _summarizer(settings, _advisor(settings))
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
@@ -264,14 +270,15 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
-        notes, journals = _settle(state)
+        notes, journals = settle_before_run(state)
         plan = plan_undo(journals.logs, settings.plans_dir, settings.archive_dir)
-        if plan is None:
-            return _nothing_done(
+        if plan is None or not plan.items:
+            notes += plan.notes if plan is not None else ()
+            return nothing_done(
                 RunKind.UNDO, settings, notes, "nothing to undo: no apply here is left to undo"
             )
         if not confirm(plan):
-            return _nothing_done(RunKind.UNDO, settings, notes, "nothing was restored")
+            return nothing_done(RunKind.UNDO, settings, notes, "nothing was restored")
         report = undo(state, plan)
     return dataclasses.replace(
         report, notes=(*notes, *report.notes), dir_options=dir_options(settings)

@@ -19,6 +19,7 @@ from clarity.model import NO_SESSIONS, PlanSessions, ScanReport, Verdict
 from clarity.progress import Progress
 from clarity.proposal import Proposal, build_proposal
 from clarity.reader import read_plans_dir
+from clarity.restored import restored_plans
 from clarity.state import DirState
 
 
@@ -119,7 +120,15 @@ def scan(
         agent_min_confidence=settings.agent.min_confidence,
     )
     current_names = current_plan_names(current, settings.plans_dir) | sessions.current
-    evidence = Evidence(sessions=sessions.evidence)
+    # Plans put back from the archive lately (their restores are in the state folder's runs).
+    restored = (
+        restored_plans(
+            DirState.for_plans_dir(settings.plans_dir), now, settings.thresholds.dormant_days
+        )
+        if listing.plans
+        else {}
+    )
+    evidence = Evidence(sessions=sessions.evidence, restored=restored)
 
     def verdicts() -> tuple[Verdict, ...]:
         return classify(listing.plans, rules, now, current_names, sessions.in_use, evidence)

@@ -5,7 +5,8 @@
         proposal.json    the latest scan's proposal
         facts.cache      what that scan read from each plan (see facts_cache; disposable)
         sessions.json    what Claude Code's transcripts said, and how far they were read
-        runs/NNNNNN-<kind>.jsonl   the journal of each apply and undo
+        runs/NNNNNN-<kind>.jsonl   the journal of each apply, archive, restore and undo
+                                   (restores also say which plans to keep active a while)
         running          the run in progress; gone once it ends
         lock, owner      held (and who holds it) while a run moves files
 

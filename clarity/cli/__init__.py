@@ -1,8 +1,9 @@
 """The command line: parse, call the core, render. No rules live here.
 
 Commands are grouped by what they are about: `plans` (scan, apply, undo,
-archive, config, demo), `claude_code` (the /clarity slash command) and
-`schedule` (the weekly run). Each registers itself on the one typer app.
+archive, config, demo), `archived` (archived, show, restore), `claude_code`
+(the /clarity slash command) and `schedule` (the weekly run). Each registers
+itself on the one typer app.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from clarity.cli import plans  # noqa: F401
 
 # isort: split
 from clarity import output
-from clarity.cli import claude_code, schedule  # noqa: F401
+from clarity.cli import archived, claude_code, schedule  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
 from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, ClarityError

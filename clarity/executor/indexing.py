@@ -124,7 +124,11 @@ def update_index(
     next run, and the returned lines say so.
     """
     left = _load_pending(state, archive_dir)
-    all_removes = left.removes | set(removes)
+    adds = list(adds)
+    # A change made now overrides one left pending: a record taken out and put back
+    # (a restore undone) is in the index afterwards, and the other way round.
+    added = {record_key(record) for record in adds}
+    all_removes = (left.removes - added) | set(removes)
     all_adds = [r for r in [*left.adds, *adds] if record_key(r) not in all_removes]
     problems: list[str] = []
     try:

@@ -15,6 +15,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clarity import fsio
 from clarity.fsio import (
@@ -25,6 +26,9 @@ from clarity.fsio import (
     partial_path,
     write_all,
 )
+
+if TYPE_CHECKING:
+    from clarity.executor.records import Intent
 
 CHUNK = 1024 * 1024
 
@@ -93,3 +97,25 @@ def _discard(partial: Path) -> None:
     # If this fails, recovery removes the leftover partial next time; the source is intact.
     with contextlib.suppress(OSError):
         partial.unlink()
+
+
+def is_the_file(path: Path, intent: Intent) -> bool:
+    """Whether path holds, as a regular file, the bytes a journaled move was about."""
+    try:
+        info = os.lstat(path)
+        return (
+            stat.S_ISREG(info.st_mode)
+            and info.st_size == intent.size
+            and hash_file(path) == intent.sha256
+        )
+    except OSError:
+        return False
+
+
+def keep_mtime(path: Path, mtime_ns: int | None) -> None:
+    """A file put back has the mtime it had when it was moved (a trash copy may not)."""
+    if mtime_ns is None:
+        return
+    info = os.lstat(path)
+    if info.st_mtime_ns != mtime_ns:
+        os.utime(path, ns=(info.st_atime_ns, mtime_ns), follow_symlinks=False)

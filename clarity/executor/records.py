@@ -6,6 +6,7 @@ A journal line is a JSON object whose `op` names its record type:
     begin    {run, kind, pid, started_at, plans_dir, archive_dir, proposal | undoes}
     group    {group, action, planned: [file..., each with its dst]}   before a group moves
     intent   {seq, move, name, src, dst, sha256, size, group, ...}  before a move
+             (a restore's plan, and undo's return of it, carry its index `record`)
     done | failed | rolled_back   {seq, dst?, info?, error?}         after it
     skip     {name, action, reason}
     end      {interrupted, at}
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity import validate
+from clarity.archive import check_record
 from clarity.model import Action
 from clarity.proposal import ProposedFile
 from clarity.validate import choice, count, optional_count, optional_path, optional_text, path, text
@@ -32,9 +34,11 @@ class RunKind(StrEnum):
     APPLY = "apply"  # carried out a scan's proposal
     ARCHIVE = "archive"  # plans a person named
     UNDO = "undo"
+    RESTORE = "restore"  # an archived plan a person put back (clarity restore)
 
 
-MOVING_RUNS = (RunKind.APPLY, RunKind.ARCHIVE)  # runs that move plans out; undo reverses them
+MOVING_RUNS = (RunKind.APPLY, RunKind.ARCHIVE)  # runs that move plans out of the plans dir
+UNDOABLE_RUNS = (*MOVING_RUNS, RunKind.RESTORE)  # runs undo reverses, the latest first
 
 
 class Move(StrEnum):
@@ -143,6 +147,14 @@ class Intent:
     from_run: str | None = None  # restore: the run that moved it out
     from_seq: int | None = None  # restore: that run's intent
     record_path: str | None = None  # restore of an archived plan: its index record's path
+    record: dict[str, Any] | None = None  # the index record this move takes out or puts back
+
+    @property
+    def key(self) -> tuple[str, str] | None:
+        """The index key (run, path) of the record a restore's move takes out."""
+        if self.from_run is None or self.record_path is None:
+            return None
+        return (self.from_run, self.record_path)
 
     def to_json(self) -> dict[str, Any]:
         fields: dict[str, Any] = {
@@ -159,6 +171,8 @@ class Intent:
             value = getattr(self, key)
             if value is not None:
                 fields[key] = value if isinstance(value, int | str) else str(value)
+        if self.record is not None:
+            fields["record"] = self.record
         return fields
 
     @classmethod
@@ -179,6 +193,7 @@ class Intent:
             optional_text(data, "from_run"),
             optional_count(data, "from_seq"),
             optional_text(data, "record_path"),
+            None if data.get("record") is None else check_record(data["record"]),
         )
 
 

@@ -24,6 +24,7 @@ from clarity.executor.indexing import update_index
 from clarity.executor.journal import MOVING_RUNS, Journal, RunLog, read_run, set_aside_damage
 from clarity.executor.mover import GroupMover
 from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind
+from clarity.executor.restore import finish_restore
 from clarity.executor.trash import freedesktop, locate, remove_strays
 from clarity.fsio import fsync_dir, partial_path, same_bytes
 from clarity.model import Action
@@ -119,15 +120,15 @@ def _indexed(archive_dir: Path) -> set[tuple[str, str]]:
 
 
 def _finish_undo(state: DirState, log: RunLog) -> list[str]:
+    """The index changes of an undo's moves: records out for plans put back in the plans
+    dir, records in again for restored plans put back in the archive."""
     assert log.begin is not None
-    keys = {
-        (intent.from_run, intent.record_path)
-        for intent, _ in log.done()
-        if intent.from_run is not None and intent.record_path is not None
-    }
-    if not keys:
+    done = [intent for intent, _ in log.done()]
+    keys = {key for intent in done if intent.move is Move.RESTORE and (key := intent.key)}
+    adds = [i.record for i in done if i.move is Move.ARCHIVE and i.record is not None]
+    if not keys and not adds:
         return []
-    index = update_index(state, log.begin.archive_dir, removes=keys)
+    index = update_index(state, log.begin.archive_dir, adds, removes=keys)
     return index.failed + index.notes
 
 
@@ -164,6 +165,8 @@ def recover(state: DirState) -> list[str]:
         problems = _finish_apply(state, log, journal)
     elif log.kind is RunKind.UNDO:
         problems = _finish_undo(state, log)
+    else:
+        problems = finish_restore(state, log, journal)
     journal.close(state, interrupted=True)
     failed = counts[Ending.FAILED]
     notes.append(

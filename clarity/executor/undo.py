@@ -1,8 +1,10 @@
-"""Undo the latest apply: archived files moved back, trashed files restored.
+"""Undo the latest run: archived files moved back, trashed files restored, a restored
+plan put back in the archive (and its index record back in the index).
 
-The latest apply is every run that carried out the most recent proposal
-(an apply a kill interrupted and a later apply finished are one apply) and
-still has files out that no undo put back. A file undo could not put back
+The latest run is every run that carried out the most recent proposal
+(an apply a kill interrupted and a later apply finished are one apply), or
+the latest hand archive or restore, that still has files out that no undo
+put back. A file undo could not put back
 (its name was taken, it failed) stays undoable: the next undo tries it again
 before any older apply. A file is never put back over one that appeared
 since: if any file of a group has a namesake in the plans dir again, the
@@ -15,19 +17,18 @@ not hash as it did (a stray copy, a folder in its place) stays.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from clarity.archive import relative_path
+from clarity.archive import quarter_folder, relative_path
 from clarity.executor.indexing import NOTHING, update_index
-from clarity.executor.journal import MOVING_RUNS, Batch, Journal, RunLog
-from clarity.executor.moves import error_text, move_file
-from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind, Skip
+from clarity.executor.journal import Batch, Journal, RunLog
+from clarity.executor.moves import error_text, is_the_file, keep_mtime, move_file
+from clarity.executor.records import UNDOABLE_RUNS, Ending, Intent, Move, Outcome, RunKind, Skip
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, locate, restore
-from clarity.fsio import hash_file
 from clarity.state import DirState
 
 
@@ -48,6 +49,11 @@ class Restorable:
         return self.intent.move is Move.TRASH
 
     @property
+    def to_archive(self) -> bool:
+        """A file a restore put back in the plans dir: undo returns it to the archive."""
+        return self.intent.move is Move.RESTORE
+
+    @property
     def where(self) -> Path | None:
         return self.outcome.dst
 
@@ -59,22 +65,42 @@ class Restorable:
 
 @dataclass(frozen=True, slots=True)
 class UndoPlan:
-    runs: tuple[str, ...]  # the apply runs being undone (their journals' names)
-    items: tuple[Restorable, ...]
+    runs: tuple[str, ...]  # the apply runs being undone
+    items: tuple[Restorable, ...]  # none: nothing left to undo (notes say why, if anything)
     plans_dir: Path
     archive_dir: Path
+    notes: tuple[str, ...] = ()  # restores passed over: their plan was edited since
     labels: tuple[str, ...] = ()  # the same runs as people name them (RunLog.label)
 
 
+def _unedited(
+    items: tuple[Restorable, ...], notes: list[str], label: str
+) -> tuple[Restorable, ...]:
+    """A restore's groups whose plan is still the file it put back. A plan edited (or moved)
+    since is the person's work now: its restore is no longer undone, and undo looks past it."""
+    kept: list[Restorable] = []
+    for (_, group), members in _groups(items).items():
+        plan = next((m for m in members if m.name == group), None)
+        if plan is not None and plan.where is not None and not is_the_file(plan.where, plan.intent):
+            notes.append(
+                f"{group} changed since {label} restored it, so that restore is not undone "
+                f"(clarity archive {group} archives it as it is now)"
+            )
+            continue
+        kept += members
+    return tuple(kept)
+
+
 def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> UndoPlan | None:
-    """What undo would restore; None when no apply has anything left out."""
+    """What undo would restore; None (or no items) when no run has anything left out."""
+    notes: list[str] = []
     restored: set[tuple[str, int]] = set()
     for log in logs:
         if log.kind is RunKind.UNDO:
             for intent, _ in log.done():
                 if intent.from_run is not None and intent.from_seq is not None:
                     restored.add((intent.from_run, intent.from_seq))
-    applies = [log for log in logs if log.kind in MOVING_RUNS]
+    applies = [log for log in logs if log.kind in UNDOABLE_RUNS]
     while applies:
         latest = applies[-1]
         runs = [log for log in applies if log.proposal == latest.proposal and log.proposal]
@@ -85,16 +111,19 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
             for intent, outcome in log.done()
             if (log.name, intent.seq) not in restored
         )
+        if latest.kind is RunKind.RESTORE:
+            items = _unedited(items, notes, latest.label)
         if items and latest.begin is not None:
             return UndoPlan(
                 tuple(log.name for log in runs),
                 items,
                 latest.begin.plans_dir,
                 latest.begin.archive_dir,
+                tuple(notes),
                 tuple(log.label for log in runs),
             )
         applies = [log for log in applies if log not in runs]  # all back: look further
-    return None
+    return UndoPlan((), (), plans_dir, archive_dir, tuple(notes)) if notes else None
 
 
 def _groups(items: Iterable[Restorable]) -> dict[tuple[str, str], list[Restorable]]:
@@ -122,6 +151,7 @@ class _Undoer:
         self.plan = plan
         self.results: list[ActionResult] = []
         self.unindex: set[tuple[str, str]] = set()
+        self.reindex: list[dict[str, Any]] = []  # records of restored plans put back
         self._batch: Batch[tuple[Restorable, Intent]] = Batch(journal, self.restore)
 
     def result(
@@ -133,12 +163,17 @@ class _Undoer:
         error: str | None = None,
         reason: str | None = None,
     ) -> None:
+        move = Move.ARCHIVE if item.to_archive else Move.RESTORE
         self.results.append(
-            ActionResult(item.name, Move.RESTORE, status, destination, error=error, reason=reason)
+            ActionResult(item.name, move, status, destination, error=error, reason=reason)
         )
 
+    def home(self, item: Restorable) -> Path:
+        """Where undo puts a file: the plans dir, or (restored) its place in the archive."""
+        return item.intent.src if item.to_archive else self.plan.plans_dir / item.name
+
     def run_group(self, items: list[Restorable]) -> None:
-        back = [item for item in items if os.path.lexists(self.plan.plans_dir / item.name)]
+        back = [item for item in items if os.path.lexists(self.home(item))]
         if back:
             self.flush()  # the batch first: results stay in order
             names = ", ".join(item.name for item in back)
@@ -146,8 +181,12 @@ class _Undoer:
                 reason = (
                     f"a file named {names} is in the plans dir again; "
                     f"left at {item.where or 'the trash'}"
+                    if not item.to_archive
+                    else f"its place in the archive is taken ({self.home(item)}); left in the "
+                    "plans dir"
                 )
-                self.journal.write(Skip(item.name, Move.RESTORE.value, reason), sync=False)
+                move = Move.ARCHIVE if item.to_archive else Move.RESTORE
+                self.journal.write(Skip(item.name, move.value, reason), sync=False)
                 self.result(item, Status.SKIPPED, reason=reason)
             return
         for item in items:
@@ -160,12 +199,13 @@ class _Undoer:
             self.flush()  # the batch first: results stay in order
             self.result(item, Status.FAILED, error=error_text(error))
             return
+        back = item.to_archive  # a restored plan returns to the archive, with its record
         intent = Intent(
             self.journal.next_seq(),
-            Move.RESTORE,
+            Move.ARCHIVE if back else Move.RESTORE,
             item.name,
             src,
-            self.plan.plans_dir / item.name,
+            self.home(item),
             item.intent.sha256,
             item.intent.size,
             item.intent.group,
@@ -173,7 +213,8 @@ class _Undoer:
             info=info,
             from_run=item.run,
             from_seq=item.intent.seq,
-            record_path=_record_path(item, self.plan.archive_dir),
+            record_path=None if back else _record_path(item, self.plan.archive_dir),
+            record=item.intent.record if back else None,
         )
         self._batch.announce((item, intent), [intent])
 
@@ -181,11 +222,11 @@ class _Undoer:
         """The file apply moved (and its trash record), checked: a regular file with
         the bytes it had. Raises OSError saying why it cannot come back."""
         if item.from_trash:
-            if item.where is not None and _is_the_file(item.where, item.intent):
+            if item.where is not None and is_the_file(item.where, item.intent):
                 return item.where, item.trash_info
             # Not recorded, or not these bytes (a stray copy): look for the real entry.
             entry = locate(item.intent.src, item.intent.sha256, item.intent.size)
-            if entry is not None and _is_the_file(entry.file, item.intent):
+            if entry is not None and is_the_file(entry.file, item.intent):
                 return entry.file, entry.info
             if not freedesktop():
                 raise OSError(
@@ -194,14 +235,16 @@ class _Undoer:
                     "restore it from the trash by hand",
                 )
             raise FileNotFoundError(0, "not found in the trash (was it emptied?)", item.name)
-        src = item.where
+        src, place, run = item.where, "the archive", "apply"
+        if item.to_archive:
+            place, run = "the plans dir", "restore"
         if src is None or not os.path.lexists(src):
-            raise FileNotFoundError(0, "no longer in the archive", os.fspath(src or item.name))
-        if not _is_the_file(src, item.intent):
+            raise FileNotFoundError(0, f"no longer in {place}", os.fspath(src or item.name))
+        if not is_the_file(src, item.intent):
             raise OSError(
                 0,
-                "what is at its place in the archive is not the file apply moved "
-                "(not a regular file, or other bytes); left where it is",
+                f"what is at its place in {place} is not the file {run} moved "
+                "(not a regular file, or other bytes: edited since?); left where it is",
                 os.fspath(src),
             )
         return src, None
@@ -212,16 +255,20 @@ class _Undoer:
 
     def restore(self, announced: tuple[Restorable, Intent]) -> None:
         item, intent = announced
-        dst, seq = self.plan.plans_dir / item.name, intent.seq
+        dst, seq = self.home(item), intent.seq
         try:
+            if item.to_archive and dst.parent.parent == self.plan.archive_dir:
+                quarter_folder(self.plan.archive_dir, dst.parent.name)  # made again if gone
             if intent.info is not None:
                 restore(TrashedFile(intent.src, intent.info), dst, intent.sha256)
             else:
                 move_file(intent.src, dst, intent.sha256)
-            _keep_mtime(dst, intent.mtime_ns)
+            keep_mtime(dst, intent.mtime_ns)
         except FileExistsError:  # a file took the name after the group's check
             where = "the trash" if intent.info is not None else intent.src
             reason = f"a file named {item.name} is in the plans dir again; left at {where}"
+            if item.to_archive:
+                reason = f"its place in the archive is taken ({dst}); left in the plans dir"
             self.journal.outcome(seq, Outcome(Ending.ROLLED_BACK, error=reason))
             self.result(item, Status.SKIPPED, reason=reason)
             return
@@ -234,27 +281,8 @@ class _Undoer:
         self.result(item, Status.DONE, destination=dst)
         if intent.record_path is not None:
             self.unindex.add((item.run, intent.record_path))
-
-
-def _is_the_file(path: Path, intent: Intent) -> bool:
-    try:
-        info = os.lstat(path)
-        return (
-            stat.S_ISREG(info.st_mode)
-            and info.st_size == intent.size
-            and hash_file(path) == intent.sha256
-        )
-    except OSError:
-        return False
-
-
-def _keep_mtime(path: Path, mtime_ns: int | None) -> None:
-    """A restored file has the mtime it had when apply moved it (a trash copy may not)."""
-    if mtime_ns is None:
-        return
-    info = os.lstat(path)
-    if info.st_mtime_ns != mtime_ns:
-        os.utime(path, ns=(info.st_atime_ns, mtime_ns), follow_symlinks=False)
+        if intent.record is not None:
+            self.reindex.append(intent.record)
 
 
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
@@ -265,8 +293,8 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
         undoer.run_group(items)
     undoer.flush()
     index = NOTHING
-    if undoer.unindex:
-        index = update_index(state, plan.archive_dir, removes=undoer.unindex)
+    if undoer.unindex or undoer.reindex:
+        index = update_index(state, plan.archive_dir, undoer.reindex, removes=undoer.unindex)
     journal.close(state)
     return RunReport(
         RunKind.UNDO,
@@ -274,6 +302,6 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
         plan.archive_dir,
         journal.path.name,
         tuple(undoer.results),
-        notes=tuple(index.notes),
+        notes=(*plan.notes, *index.notes),
         problems=tuple(index.failed),
     )

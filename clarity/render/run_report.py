@@ -56,11 +56,16 @@ def preview_lines(preview: ApplyPreview) -> list[str]:
 
 
 def undo_preview_lines(plan: UndoPlan) -> list[str]:
+    where = plan.archive_dir if all(i.to_archive for i in plan.items) else plan.plans_dir
     lines = [
         f"clarity undo: put back {_plural(len(plan.items), 'file')} that "
-        f"{' and '.join(plan.labels or plan.runs)} moved, into {plan.plans_dir}"
+        f"{' and '.join(plan.labels or plan.runs)} moved, into {where}"
     ]
     for item in plan.items[:DONE_LINES]:
+        if item.to_archive:  # a restore undone: the plan goes back to its place in the archive
+            place = display_name(os.fsdecode(item.intent.src))
+            lines.append(f"  {display_name(item.name)}  back into the archive at {place}")
+            continue
         source = "the trash" if item.from_trash else display_name(os.fsdecode(item.where or ""))
         lines.append(f"  {display_name(item.name)}  from {source}")
     if len(plan.items) > DONE_LINES:
@@ -95,7 +100,7 @@ def result_lines(report: RunReport) -> list[str]:
     lines += agent_lines(report.agent)
     if report.run is not None:
         lines.append(summary_line(report))
-        if report.kind is not RunKind.UNDO and done:
+        if report.kind in (RunKind.APPLY, RunKind.ARCHIVE) and done:  # restore: its own hint
             undo = clarity_command("undo", options=report.dir_options)
             lines.append(f"Changed your mind? {undo} puts everything back.")
     return lines

@@ -1,0 +1,161 @@
+"""The archive for people and scripts: `clarity archived`, `show` and `restore`'s question.
+
+Every name, title and summary here came from a plan, so each is shown
+escaped (the writers of clarity/output.py escape each line; the console of
+render/console.py each string); JSON keeps them exact.
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import groupby
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clarity.printable import one_paragraph, printable, printable_lines
+from clarity.render.json_report import SCHEMA_VERSION
+from clarity.render.layout import display_name, format_size
+from clarity.render.markdown_report import code
+
+if TYPE_CHECKING:
+    from clarity.executor.restore import RestoreGroup
+    from clarity.render.console import PlainConsole
+    from clarity.shelf import ArchivedPlan, Found, Shelf
+
+SUMMARY_CHARS = 110  # of a summary in a listing's line
+
+
+def _short(text: str | None, most: int = SUMMARY_CHARS) -> str:
+    flat = one_paragraph(display_name(text or ""))
+    return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
+
+
+def _day(plan: ArchivedPlan) -> str:
+    try:
+        return plan.modified.astimezone().date().isoformat()
+    except ValueError:
+        return "?"
+
+
+def _heading(shelf: Shelf) -> str:
+    where = display_name(os.fsdecode(shelf.archive_dir))
+    count = len(shelf.plans)
+    if shelf.query and shelf.query.strip():
+        return (
+            f"{count} of {shelf.total} archived plan{'s' if shelf.total != 1 else ''} in "
+            f"{where} match {shelf.query.strip()!r}, newest first"
+        )
+    return f"{count} archived plan{'s' if count != 1 else ''} in {where}, newest first"
+
+
+def _by_quarter(shelf: Shelf) -> list[tuple[str, list[ArchivedPlan]]]:
+    """Quarters newest first; within one, its plans newest first (the shelf's order)."""
+    groups = [(q, list(plans)) for q, plans in groupby(shelf.plans, key=lambda p: p.quarter)]
+    merged: dict[str, list[ArchivedPlan]] = {}
+    for quarter, plans in groups:
+        merged.setdefault(quarter, []).extend(plans)
+    return sorted(merged.items(), key=lambda item: item[0], reverse=True)
+
+
+def shelf_lines(shelf: Shelf) -> list[str]:
+    """The listing for a terminal: by quarter, each plan's name, date, title and summary."""
+    if not shelf.plans and shelf.total == 0:
+        return []  # no archive, or an empty one: the note says so
+    lines = [_heading(shelf)]
+    for quarter, plans in _by_quarter(shelf):
+        lines += ["", quarter]
+        for plan in plans:
+            title = f"  {display_name(plan.title)}" if plan.title else ""
+            file_name = plan.relative.rsplit("/", 1)[-1]  # under its quarter's heading
+            lines.append(f"  {display_name(file_name)}  {_day(plan)}{title}")
+            if plan.summary:
+                lines.append(f"      {_short(plan.summary)}")
+            subs = [display_name(str(sub.get("name"))) for sub in plan.subplans]
+            if subs:
+                lines.append(f"      sub-plans: {', '.join(subs)}")
+            if plan.matched_in:
+                lines.append(f"      matched in: {', '.join(plan.matched_in)}")
+    return lines
+
+
+def shelf_markdown(shelf: Shelf) -> str:
+    lines = [f"# Archived plans in {code(display_name(os.fsdecode(shelf.archive_dir)))}", ""]
+    lines += [f"_{line}_" for line in shelf.notes]
+    if shelf.plans or shelf.total:
+        lines += [_heading(shelf) + ".", ""]
+    for quarter, plans in _by_quarter(shelf):
+        lines += [f"## {quarter}", ""]
+        for plan in plans:
+            title = printable(display_name(plan.title or plan.name))
+            facts = [code(printable(display_name(plan.relative))), f"modified {_day(plan)}"]
+            if isinstance(plan.record.get("size"), int):
+                facts.append(format_size(plan.record["size"]))
+            if plan.matched_in:
+                facts.append(f"matched in {', '.join(plan.matched_in)}")
+            summary = f": {_short(plan.summary, 300)}" if plan.summary else ""
+            lines.append(f"- **{title}** ({', '.join(facts)}){summary}")
+        lines.append("")
+    return printable_lines(lines)
+
+
+def plan_document(plan: ArchivedPlan) -> dict[str, Any]:
+    record = plan.record
+    return {
+        "name": plan.name,
+        "title": plan.title,
+        "quarter": plan.quarter,
+        "path": os.fsdecode(plan.path),
+        "relative_path": plan.relative,
+        "archived_at": record.get("archived_at"),
+        "mtime": record.get("mtime"),
+        "size": record.get("size"),
+        "sha256": record.get("sha256"),
+        "summary": plan.summary,
+        "subplans": [str(sub.get("name")) for sub in plan.subplans],
+        "project": record.get("project"),
+        "matched_in": list(plan.matched_in),
+    }
+
+
+def shelf_document(shelf: Shelf) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "archive_dir": os.fsdecode(shelf.archive_dir),
+        "query": shelf.query,
+        "total": shelf.total,
+        "plans": [plan_document(plan) for plan in shelf.plans],
+        "notes": list(shelf.notes),
+    }
+
+
+def show_document(found: Found, data: bytes) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "archive_dir": os.fsdecode(found.plan.archive_dir),
+        "name": found.name,
+        "path": os.fsdecode(found.path),
+        "plan": plan_document(found.plan),
+        "text": data.decode("utf-8", "replace"),
+    }
+
+
+def print_plan(data: bytes, console: PlainConsole) -> None:
+    """A plan rendered as markdown, its control characters escaped first (rich is handed
+    only printable text, so the plan cannot move the cursor or recolour the terminal)."""
+    from rich.markdown import Markdown
+
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    lines = [printable(line.rstrip("\r").expandtabs(4)) for line in text.split("\n")]
+    console.print(Markdown("\n".join(lines), hyperlinks=False))
+
+
+def restore_preview_lines(group: RestoreGroup, plans_dir: Path, days: float) -> list[str]:
+    plan, *subs = group.files
+    lines = [f"clarity restore: put back into {display_name(os.fsdecode(plans_dir))}"]
+    lines.append(f"  {display_name(plan.name)}  from {display_name(os.fsdecode(plan.src))}")
+    lines += [f"    └ {display_name(sub.name)}" for sub in subs]
+    return [
+        *lines,
+        "",
+        f"It stays active for {days:g} days (restored by you): apply leaves it in place.",
+    ]

@@ -1,0 +1,94 @@
+"""`clarity restore NAME` as the CLI calls it: the lock, recovery, the checks, the question;
+the executor does the moving (executor/restore.py).
+
+Every file of the group is checked before anything moves: it is in the
+archive, a regular file (never a link), with the size and sha256 its index
+record names; and no file of its name is in the plans dir. Any of these
+failing refuses the whole restore in one line (exit 2), nothing moved.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from clarity.config import Settings
+from clarity.errors import ClarityError
+from clarity.executor.records import RunKind
+from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
+from clarity.executor.results import RunReport
+from clarity.fsio import hash_file
+from clarity.hints import dir_options
+from clarity.runs import nothing_done, settle_before_run
+from clarity.scan import check_plans_dir
+from clarity.shelf import Found, find_archived
+from clarity.state import DirState
+
+ConfirmRestore = Callable[[RestoreGroup], bool]
+
+
+def _checked(archive_dir: Path, plans_dir: Path, entry: dict[str, Any]) -> ShelvedFile:
+    """A file of the group as it lies in the archive, or a ClarityError saying why it cannot
+    come back."""
+    name = str(entry.get("name"))
+    if not name or "/" in name or name in (".", ".."):
+        raise ClarityError(f"the index names a plan {name!r}, which is not a file name")
+    src = archive_dir / str(entry.get("path"))
+    if os.path.lexists(plans_dir / name):
+        raise ClarityError(
+            f"a plan named {name} is in {plans_dir} already; clarity never replaces a file: "
+            "rename or move that one first, then restore"
+        )
+    sha256 = entry.get("sha256")
+    if not isinstance(sha256, str) or len(sha256) != 64:
+        raise ClarityError(f"the index records no sha256 for {name}, so it cannot be checked")
+    try:
+        info = os.lstat(src)
+        if not stat.S_ISREG(info.st_mode):
+            raise ClarityError(f"{src} is not a regular file (clarity follows no link); left")
+        same = info.st_size == entry.get("size") and hash_file(src) == sha256
+    except FileNotFoundError:
+        raise ClarityError(
+            f"{name} is in the archive's index but not at {src} (moved by hand?); nothing moved"
+        ) from None
+    except OSError as error:
+        raise ClarityError(f"cannot read {src}: {error.strerror or error}") from None
+    if not same:
+        raise ClarityError(
+            f"{src} is not the file that was archived (its bytes differ from the index's "
+            "sha256); nothing moved"
+        )
+    return ShelvedFile(name, src, sha256, info.st_size, info.st_mtime_ns)
+
+
+def restore_group_of(found: Found, plans_dir: Path) -> RestoreGroup:
+    """The group to put back for a named plan, every file checked."""
+    if found.is_subplan:
+        raise ClarityError(
+            f"{found.name} is a sub-plan of {found.plan.name}; restore {found.plan.relative} "
+            "and its sub-plans come back with it"
+        )
+    plan = found.plan
+    entries = [plan.record, *plan.subplans]
+    files = tuple(_checked(plan.archive_dir, plans_dir, entry) for entry in entries)
+    return RestoreGroup(plan.record, files)
+
+
+def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> RunReport:
+    """Put back the archived plan a person named, with its sub-plans."""
+    check_plans_dir(settings)
+    state = DirState.for_plans_dir(settings.plans_dir)
+    with state.lock():
+        notes, _ = settle_before_run(state)  # a killed run first: the index is then current
+        found = find_archived(settings.archive_dir, value)
+        group = restore_group_of(found, settings.plans_dir)
+        if not confirm(group):
+            return nothing_done(RunKind.RESTORE, settings, notes, "nothing was restored")
+        report = restore_group(state, settings.plans_dir, settings.archive_dir, group)
+    return dataclasses.replace(
+        report, notes=(*notes, *report.notes), dir_options=dir_options(settings)
+    )

@@ -1,0 +1,220 @@
+"""The archive as something to read: its plans listed, searched, found by name, read.
+
+`clarity archived [QUERY]` and `clarity show NAME` are read-only: nothing
+here takes the lock or writes a byte, in the archive or in the state folder,
+so the `/clarity` skill may run them unasked. The index (index.jsonl) says
+what the archive holds; a damaged line is passed over with a note, as
+INDEX.md does. A query is matched, without regard to case, against each
+plan's name, title and summary, and only when none of them match, against
+the text of the plan and its sub-plans (at most TEXT_BYTES of each): a
+search of thousands of plans reads only the files it has to.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from clarity.archive import NotOurs, read_index_lines
+from clarity.errors import ClarityError
+
+TEXT_BYTES = 256 * 1024  # of each plan a query reads, at most
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedPlan:
+    """One record of the index: an archived plan and its sub-plans."""
+
+    record: dict[str, Any]  # as index.jsonl holds it (checked)
+    archive_dir: Path
+    matched_in: tuple[str, ...] = ()  # where a query was found: name, title, summary, text
+
+    @property
+    def name(self) -> str:
+        return str(self.record["name"])
+
+    @property
+    def relative(self) -> str:
+        return str(self.record["path"])
+
+    @property
+    def path(self) -> Path:
+        return self.archive_dir / self.relative
+
+    @property
+    def quarter(self) -> str:
+        folder, slash, _ = self.relative.partition("/")
+        return folder if slash else "(unfiled)"
+
+    @property
+    def title(self) -> str | None:
+        return self.record.get("title")
+
+    @property
+    def summary(self) -> str | None:
+        return self.record.get("summary")
+
+    @property
+    def subplans(self) -> list[dict[str, Any]]:
+        return list(self.record.get("subplans") or [])
+
+    @property
+    def modified(self) -> datetime:
+        return datetime.fromisoformat(str(self.record["mtime"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Shelf:
+    """What `clarity archived` found: plans newest first, and what the reader should know."""
+
+    archive_dir: Path
+    query: str | None
+    plans: tuple[ArchivedPlan, ...]
+    total: int  # plans in the archive, matched or not
+    notes: tuple[str, ...] = ()
+
+
+def _index(archive_dir: Path) -> tuple[list[ArchivedPlan], list[str]]:
+    """Every plan the index lists; notes on lines passed over. No archive: none."""
+    try:
+        lines = read_index_lines(archive_dir)
+    except NotOurs as error:
+        raise ClarityError(
+            f"{error.filename}: {error.strerror}; clarity lists only an index it wrote"
+        ) from None
+    except OSError as error:
+        raise ClarityError(
+            f"cannot read the archive's index in {archive_dir}: {error.strerror or error}"
+        ) from None
+    plans, notes = [], []
+    for line in lines:
+        if line.record is None:
+            notes.append(f"index.jsonl line {line.number} is damaged ({line.problem}); passed over")
+        else:
+            plans.append(ArchivedPlan(line.record, archive_dir))
+    return plans, notes
+
+
+def _newest_first(plan: ArchivedPlan) -> tuple[float, str]:
+    try:
+        moment = plan.modified
+    except ValueError:
+        moment = datetime.min.replace(tzinfo=UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (-moment.timestamp(), plan.name)
+
+
+def _text_has(path: Path, query: str) -> bool:
+    from clarity.reader import NotARegularFile, read_opening
+
+    try:
+        return query in read_opening(path, TEXT_BYTES).casefold()
+    except (OSError, NotARegularFile):
+        return False  # gone, a link, unreadable: nothing to match
+
+
+def _matched_in(plan: ArchivedPlan, query: str) -> tuple[str, ...]:
+    """Where the query is found in a plan (case aside): its words first, its text last."""
+    fields = {"name": plan.name, "title": plan.title, "summary": plan.summary}
+    found = tuple(key for key, value in fields.items() if value and query in value.casefold())
+    if found:
+        return found
+    paths = [plan.path, *(plan.archive_dir / str(sub.get("path")) for sub in plan.subplans)]
+    return ("text",) if any(_text_has(path, query) for path in paths) else ()
+
+
+def list_archived(archive_dir: Path, query: str | None = None) -> Shelf:
+    """The archive's plans, newest first (those that match the query, if one is given)."""
+    if not os.path.lexists(archive_dir):
+        note = f"no archive yet at {archive_dir}: clarity apply and clarity archive put plans there"
+        return Shelf(archive_dir, query, (), 0, (note,))
+    if not archive_dir.is_dir():
+        raise ClarityError(f"the archive {archive_dir} is not a folder; point --archive-dir at it")
+    plans, notes = _index(archive_dir)
+    total = len(plans)
+    wanted = (query or "").strip().casefold()
+    if wanted:
+        matched = []
+        for plan in plans:
+            where = _matched_in(plan, wanted)
+            if where:
+                matched.append(ArchivedPlan(plan.record, archive_dir, where))
+        plans = matched
+    plans.sort(key=_newest_first)
+    return Shelf(archive_dir, query, tuple(plans), total, tuple(notes))
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file of the archive a person named: a plan, or one of its sub-plans."""
+
+    plan: ArchivedPlan
+    name: str  # the file's name in the plans dir
+    relative: str  # its path in the archive
+
+    @property
+    def path(self) -> Path:
+        return self.plan.archive_dir / self.relative
+
+    @property
+    def is_subplan(self) -> bool:
+        return self.relative != self.plan.relative
+
+
+def _files(plan: ArchivedPlan) -> list[Found]:
+    found = [Found(plan, plan.name, plan.relative)]
+    found += [Found(plan, str(sub["name"]), str(sub["path"])) for sub in plan.subplans]
+    return found
+
+
+def _names(value: str) -> set[str]:
+    return {value, value if value.endswith(".md") else f"{value}.md"}
+
+
+def find_archived(archive_dir: Path, value: str) -> Found:
+    """The archived file a person named: `foo`, `foo.md`, `foo.2.md` (its name in the
+    archive) or `2026-Q4/foo.md` (its path there). ClarityError when none or several match."""
+    text = value.strip()
+    if not text:
+        raise ClarityError("an empty name was given; clarity archived lists the archive's plans")
+    plans = list_archived(archive_dir).plans
+    if not plans and not os.path.lexists(archive_dir):
+        raise ClarityError(f"no archive yet at {archive_dir}; nothing is archived there to name")
+    wanted = _names(text)
+    files = [found for plan in plans for found in _files(plan)]
+    if "/" in text:
+        matches = [found for found in files if found.relative in wanted]
+    else:
+        matches = [found for found in files if found.name in wanted] or [
+            found for found in files if found.relative.rsplit("/", 1)[-1] in wanted
+        ]
+    if not matches:
+        raise ClarityError(
+            f"no archived plan named {text} in {archive_dir}; "
+            "clarity archived lists them (clarity archived WORD searches them)"
+        )
+    if len(matches) > 1:
+        paths = ", ".join(found.relative for found in matches[:10])
+        raise ClarityError(
+            f"{text} names {len(matches)} archived files ({paths}); "
+            f"name one by its path, e.g. {matches[0].relative}"
+        )
+    return matches[0]
+
+
+def read_archived(found: Found) -> bytes:
+    """The bytes of an archived file, never through a link. ClarityError if it cannot be."""
+    from clarity.fsio import read_regular
+
+    try:
+        return read_regular(found.path)
+    except FileNotFoundError:
+        raise ClarityError(
+            f"{found.path} is in the archive's index but not in the archive (moved by hand?)"
+        ) from None
+    except OSError as error:
+        raise ClarityError(f"cannot read {found.path}: {error.strerror or error}") from None
