@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity.errors import ClarityError
-from clarity.fsio import write_atomic
-from clarity.managed import Outcome
+from clarity.managed import Outcome, write_text
 
 EVENT = "SessionStart"
 MATCHER = "startup|resume"  # a session that starts or comes back; not /clear or compaction
@@ -106,14 +105,7 @@ def check_settings(path: Path) -> None:
 
 
 def _save(path: Path, settings: dict[str, Any]) -> None:
-    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text.encode("utf-8"))
-    except OSError as error:
-        raise ClarityError(
-            f"cannot write {path}: {error.strerror or error}; check the folder's permissions"
-        ) from None
+    write_text(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
 
 
 def _entry(command: str) -> dict[str, Any]:

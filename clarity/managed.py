@@ -78,7 +78,8 @@ def _read(path: Path) -> str | None:
         return ""  # not text: certainly not a file clarity wrote
 
 
-def _write(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
+    """Text written whole (atomically), its folder made; a failure is one line."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, text.encode("utf-8"))
@@ -113,17 +114,17 @@ def install(path: Path, text: str, style: CommentStyle, *, force: bool = False) 
     wanted = stamped(text, style)
     current = _read(path)
     if current is None:
-        _write(path, wanted)
+        write_text(path, wanted)
         return Change(path, Outcome.INSTALLED)
     if current == wanted:
         return Change(path, Outcome.UNCHANGED)
     if is_untouched(current):
-        _write(path, wanted)
+        write_text(path, wanted)
         return Change(path, Outcome.UPDATED)
     if not force:
         raise _edited(path, "replace")
     backup = _keep_aside(path)
-    _write(path, wanted)
+    write_text(path, wanted)
     return Change(path, Outcome.REPLACED, backup)
 
 

@@ -211,11 +211,15 @@ def test_without_a_terminal_and_without_yes_restore_refuses(plans_dir: Path, she
         "restore", "cache", "--plans-dir", str(plans_dir), "--archive-dir", str(archive)
     )
     assert result.exit_code == 2
-    assert (
-        f"run clarity restore cache --plans-dir {plans_dir} --archive-dir {archive} --yes"
-        in result.stderr
-    )
+    assert "clarity restore asks before it moves anything" in result.stderr
+    assert "run the same command again with --yes" in result.stderr
     assert list(plans_dir.iterdir()) == []
+    # a name that is not in the archive is the real problem: said first
+    typo = run_process(
+        "restore", "nosuch", "--plans-dir", str(plans_dir), "--archive-dir", str(archive)
+    )
+    assert typo.exit_code == 2
+    assert "asks before" not in typo.stderr
 
 
 def test_the_hint_after_a_restore_repeats_the_directories(cli, plans_dir: Path, shelved) -> None:

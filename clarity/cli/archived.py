@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,18 +18,17 @@ from clarity.cli.options import (
     note,
     settings_from,
 )
-from clarity.errors import ClarityError
 from clarity.output import say
-from clarity.terminal import Format, ask, choose_format, print_run_report
+from clarity.terminal import Format, ask, choose_format, needs_terminal, print_run_report
 
 if TYPE_CHECKING:
     from clarity.config import Settings
+    from clarity.executor.restore import RestoreGroup
 
 
-def dir_options(settings: Settings) -> str:
-    """The options that chose this run's directories, for a hint to repeat (SPEC 6)."""
-    chosen = hints.dir_options(settings)
-    return " " + shlex.join(chosen) if chosen else ""
+def _hint(settings: Settings, verb: str, *args: str) -> str:
+    """A command to suggest, with the options that chose this run's directories (SPEC 6)."""
+    return hints.clarity_command(verb, *args, options=hints.dir_options(settings))
 
 
 @app.command()
@@ -65,11 +63,10 @@ def archived(
         return
     say(shelf_report.shelf_lines(shelf))
     if shelf.plans:
-        options = dir_options(settings)
         say(
             [
-                f"Read one with clarity show NAME{options}; "
-                f"put one back with clarity restore NAME{options}"
+                f"Read one with {_hint(settings, 'show', 'NAME')}; "
+                f"put one back with {_hint(settings, 'restore', 'NAME')}"
             ],
             err=True,
         )
@@ -101,7 +98,7 @@ def show(
 
         print_plan(data, plain_console())
         if not found.is_subplan:
-            again = f"clarity restore {shlex.quote(found.plan.relative)}{dir_options(settings)}"
+            again = _hint(settings, "restore", found.plan.relative)
             say([f"{found.plan.relative}: put it back with {again}"], err=True)
     else:
         from clarity.output import send_bytes
@@ -123,24 +120,24 @@ def restore(
     """Put an archived plan back, with its sub-plans; it stays active for dormant_days."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
-    options = dir_options(settings)
-    if not yes and not sys.stdin.isatty():
-        raise ClarityError(
-            "clarity restore asks before it moves anything and there is no terminal to ask at; "
-            f"run clarity restore {shlex.quote(name)}{options} --yes"
-        )
     from clarity.render.shelf_report import restore_preview_lines
     from clarity.restoring import run_restore
 
     days = settings.thresholds.dormant_days
+
+    def confirm(group: RestoreGroup) -> bool:
+        if yes:
+            return True
+        needs_terminal(yes, "restore")  # asked only once the plan is known to be good
+        return ask(restore_preview_lines(group, settings.plans_dir, days), chosen_format)
+
     report = run_restore(
         settings,
         name,
-        confirm=lambda group: (
-            yes or ask(restore_preview_lines(group, settings.plans_dir, days), chosen_format)
-        ),
+        confirm=confirm,
     )
     code = print_run_report(report, chosen_format)
     if chosen_format is not Format.JSON and any(r.status == "done" for r in report.results):
-        say([f"Changed your mind? clarity undo{options} puts it back in the archive."], err=True)
+        undo = _hint(settings, "undo")
+        say([f"Changed your mind? {undo} puts it back in the archive."], err=True)
     return code
