@@ -51,11 +51,12 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+def write_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
     """Replace path with data: readers see the old file or the new one, never half.
 
     durable: on disk before this returns (fsync). A cache can do without.
-    A write that fails leaves no temp file behind.
+    mode: the new file's permissions exactly (a file replaced keeps its own); else 0o644
+    less the umask. A write that fails leaves no temp file behind.
     """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -63,6 +64,8 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
             temp.unlink()  # left by a killed process that had this pid
         fd = os.open(temp, NEW_FLAGS, 0o644)
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             write_all(fd, data)
             if durable:
                 os.fsync(fd)

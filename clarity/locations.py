@@ -107,7 +107,7 @@ def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:
         value = _plans_directory_setting(settings_file)
         if value is None:
             continue
-        resolved = (root / expand_home(value)).resolve()
+        resolved = _real(root / expand_home(value))
         if not resolved.is_relative_to(root.resolve()):
             return None
         return Located(resolved, f"plansDirectory in {settings_file}")
@@ -117,7 +117,7 @@ def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:
 def _real(path: Path) -> Path:
     try:
         return path.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         return path.absolute()
 
 

@@ -11,7 +11,9 @@ backup is never replaced).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -79,10 +81,24 @@ def _read(path: Path) -> str | None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Text written whole (atomically), its folder made; a failure is one line."""
+    """Text written whole (atomically), its folder made; a failure is one line.
+
+    A file that is there already is written as it is: through a link to the file it
+    points at (a settings.json kept with dotfiles stays a link), with its permissions
+    (a 0600 file stays private), and not at all when it is read-only.
+    """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text.encode("utf-8"))
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+        mode = None
+        if target.exists():
+            if not os.access(target, os.W_OK):
+                raise ClarityError(
+                    f"{path} is read-only; make it writable to let clarity change it, "
+                    "and run it again"
+                )
+            mode = stat.S_IMODE(target.stat().st_mode)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, text.encode("utf-8"), mode=mode)
     except OSError as error:
         raise ClarityError(
             f"cannot write {path}: {error.strerror or error}; check the folder's permissions"

@@ -62,11 +62,12 @@ Work through the report above with the user, in this order:
      what they print. Both change nothing.
 4. Ask the user whether to carry out the proposal. Run nothing that moves a plan until
    they answer.
-5. Only if the user agrees, run `{clarity} apply --yes` (with the options of the scan they
-   reviewed, if it had any) and, for dormant plans they want kept, `{clarity} archive
-   NAME...`. Claude Code asks the user to approve these commands itself: that is
-   intended, so that the person who decides also approves the move. Show the user what
-   clarity printed.
+5. Only if the user agrees, run the apply the report's Proposal line names, with `--yes`
+   (`{clarity} apply --proposal ID --yes`, and the directory options it shows, if any):
+   it carries out exactly the scan they reviewed, or refuses if another scan came since.
+   For dormant plans they want kept, run `{clarity} archive --yes NAME...`. Claude Code
+   asks the user to approve these commands itself: that is intended, so that the person
+   who decides also approves the move. Show the user what clarity printed.
 6. If they decline, say that nothing was moved.
 
 Never move, delete or edit plan files yourself: clarity does it, journals it, and

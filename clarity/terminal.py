@@ -78,10 +78,41 @@ def scan_report_text(report: ScanReport, output_format: Format) -> str:
     return buffer.getvalue()
 
 
+# How each format's report begins: a file that does not is not one of clarity's reports.
+_REPORT_STARTS = (b"Plans in ", b"## clarity: Plans in ", b'{"schema_version"')
+
+
+def _check_replaceable(path: Path) -> None:
+    """scan --output replaces only an earlier report: scan is the command the /clarity skill
+    runs unasked, and must change nothing of the person's (a ~/.bashrc, say)."""
+    import stat
+
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise ClarityError(
+            f"cannot write the report to {path}: {error.strerror or error}"
+        ) from None
+    if stat.S_ISREG(info.st_mode):
+        try:
+            with path.open("rb") as stream:
+                if stream.read(32).startswith(_REPORT_STARTS):
+                    return
+        except OSError:
+            pass
+    raise ClarityError(
+        f"{path} is there already and is not a report clarity wrote; clarity scan --output "
+        "replaces only its own reports: choose a new file"
+    )
+
+
 def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> None:
     """Write the report to path whole (atomically): a reader never sees half of it."""
     from clarity.fsio import write_atomic
 
+    _check_replaceable(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, scan_report_text(report, output_format).encode("utf-8"))

@@ -400,3 +400,21 @@ def test_a_name_that_is_not_utf8_survives_json_exactly(cli, plans_dir: Path) -> 
     table = cli("scan", "--plans-dir", str(plans_dir))
     assert table.exit_code == 0
     assert "caf\ufffd.md" in table.stdout
+
+
+def test_output_replaces_only_a_report_clarity_wrote(cli, plans_dir: Path, tmp_path: Path):
+    # scan is what the /clarity skill runs unasked: it must change nothing of the person's
+    make_files(plans_dir, {"a.md": Plan("# A COMPLETED\n", 20)})
+    precious = tmp_path / ".bashrc"
+    precious.write_text("export PATH=precious\n")
+    args = ("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+
+    refused = cli(*args, "--output", str(precious))
+
+    assert refused.exit_code == 2
+    assert "is there already and is not a report clarity wrote" in refused.stderr
+    assert precious.read_text() == "export PATH=precious\n"
+    report = tmp_path / "report.md"
+    for output_format in ("markdown", "json", "table", "markdown"):  # each replaces the last
+        written = cli(*args, "--format", output_format, "--output", str(report))
+        assert written.exit_code == 0, written.stderr

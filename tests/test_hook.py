@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from clarity.cli import main
 from clarity.errors import ClarityError
 from clarity.hook import line
 from clarity.hook_settings import hook_command
@@ -314,3 +316,24 @@ def test_a_project_cannot_put_its_own_modules_in_clarity_s_place(
 
     assert said(run_hook(project)) is not None
     assert not (project / "PWNED").exists()
+
+
+def test_a_linked_private_settings_file_stays_linked_and_private(
+    isolated_home: Path, claude_dir: Path
+):
+    dotfiles = isolated_home / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir(parents=True)
+    dotfiles.write_text('{"model": "opus"}')
+    dotfiles.chmod(0o600)
+    claude_dir.mkdir(parents=True, exist_ok=True)
+    (claude_dir / "settings.json").symlink_to(dotfiles)
+
+    assert main(["install-command", "--hook"]) == 0
+
+    assert (claude_dir / "settings.json").is_symlink()
+    settings = json.loads(dotfiles.read_text())
+    assert settings["model"] == "opus" and "SessionStart" in settings["hooks"]
+    assert stat.S_IMODE(dotfiles.stat().st_mode) == 0o600
+    assert main(["uninstall-command", "--hook"]) == 0
+    assert stat.S_IMODE(dotfiles.stat().st_mode) == 0o600
+    assert (claude_dir / "settings.json").is_symlink()

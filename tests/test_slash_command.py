@@ -119,7 +119,8 @@ def test_the_skill_is_what_claude_code_expects(cli, skill_file: Path):
     assert injected_commands(skill.content) == [
         f"{clarity} scan --format markdown --session='${{CLAUDE_SESSION_ID}}'"
     ]
-    assert f"`{clarity} apply --yes`" in skill.content
+    assert f"`{clarity} apply --proposal ID --yes`" in skill.content  # exactly what was reviewed
+    assert f"`{clarity} archive --yes NAME...`" in skill.content  # no terminal in the Bash tool
     assert f"`{clarity} archived QUERY`" in skill.content
     assert f"`{clarity} show NAME`" in skill.content
     assert "Only if the user agrees" in skill.content
