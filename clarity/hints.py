@@ -29,4 +29,21 @@ def dir_options(settings: Settings) -> tuple[str, ...]:
 def clarity_command(verb: str, *args: str, options: Sequence[str] = ()) -> str:
     """`clarity VERB ARGS... OPTIONS...`, each word quoted for a POSIX shell (a placeholder
     such as NAME... needs no quotes and gets none)."""
-    return shlex.join(["clarity", verb, *args, *options])
+    return " ".join(_quoted(word) for word in ("clarity", verb, *args, *options))
+
+
+def _quoted(word: str) -> str:
+    """shlex.quote, but a word with a control character (a tab or ESC in a file name) is
+    written as bash and zsh's $'...' with escapes: printed as is, it would be escaped for
+    the terminal and no longer name the file; written so, it still does when pasted."""
+    if word.isprintable():
+        return shlex.quote(word)
+    escaped = "".join(
+        ch
+        if ch.isprintable() and ch not in "\\'"
+        else "\\" + ch
+        if ch in "\\'"
+        else ascii(ch)[1:-1]
+        for ch in word
+    )
+    return f"$'{escaped}'"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from clarity.executor.records import RunKind
 from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
 from clarity.executor.results import RunReport
 from clarity.fsio import hash_file
-from clarity.hints import dir_options
+from clarity.hints import clarity_command, dir_options
 from clarity.runs import nothing_done, settle_before_run
 from clarity.scan import check_plans_dir
 from clarity.shelf import Found, find_archived
@@ -89,6 +90,27 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
         if not confirm(group):
             return nothing_done(RunKind.RESTORE, settings, notes, "nothing was restored")
         report = restore_group(state, settings.plans_dir, settings.archive_dir, group)
+    warning = _cleanup_warning(settings, group)
     return dataclasses.replace(
-        report, notes=(*notes, *report.notes), dir_options=dir_options(settings)
+        report,
+        notes=(*notes, *report.notes, *warning),
+        dir_options=dir_options(settings),
     )
+
+
+def _cleanup_warning(settings: Settings, group: RestoreGroup) -> list[str]:
+    """A plan put back with its old mtime may be past Claude Code's cleanup age there: say
+    so, since Claude Code deletes it at its next start (clarity keeps the mtime exact)."""
+    retention = settings.retention
+    if retention is None:
+        return []
+    plan = group.files[0]
+    age_days = (time.time() - plan.mtime_ns / 1e9) / 86400
+    if retention.days - age_days >= 1:
+        return []
+    undo = clarity_command("undo", options=dir_options(settings))
+    return [
+        f"warning: {plan.name} is {age_days:.0f} days old, and Claude Code deletes plans older "
+        f"than {retention.days:g} days from {settings.plans_dir} at its next start; copy it "
+        f"elsewhere to keep working on it, or {undo} puts it back in the archive"
+    ]

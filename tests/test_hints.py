@@ -106,3 +106,21 @@ def test_apply_of_an_older_scan_keeps_the_plan_named_current(cli, plans_dir: Pat
     assert applied.exit_code == 0, applied.stderr
     assert (plans_dir / "done.md").exists()  # taken up again since the scan: left alone
     assert "done.md" in applied.stdout and "current session's plan" in applied.stdout
+
+
+@pytest.mark.parametrize(
+    "name", ["tab\tname.md", "esc\x1b[2Jclear.md", "two\nlines.md", "it's a \\ plan.md", "ok.md"]
+)
+def test_a_hint_names_a_file_with_control_characters_as_bash_reads_it(name: str):
+    import subprocess
+    import sys
+
+    from clarity.hints import clarity_command
+    from clarity.printable import printable
+
+    hint = clarity_command("restore", f"2026-Q4/{name}")
+    assert printable(hint) == hint  # the terminal shows it as it is, nothing escaped away
+    words = hint.removeprefix("clarity ")
+    script = f"{sys.executable} -c 'import sys; sys.stdout.write(repr(sys.argv[1:]))' {words}"
+    read = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    assert read.stdout == repr(["restore", f"2026-Q4/{name}"])

@@ -304,9 +304,13 @@ def test_a_restored_plan_edited_since_is_the_person_s_and_undo_looks_past_it(
     )
     results = {r["name"]: r for r in document["results"]}  # the hand archive before it, undone
     assert results["other.md"]["status"] == "done"
-    assert results["cache.md"]["status"] == "skipped"  # the edited plan stays, and its group
+    # what the restore took back is the restore's, not the archive run's to undo: not
+    # "skipped ... left at <archive>" (it is not there), and never again on every undo
+    assert "cache.md" not in results
     assert "Picking this up again." in (plans_dir / "cache.md").read_text()
     assert sorted(p.name for p in plans_dir.iterdir()) == sorted([*GROUP, "other.md"])
+    again = cli("undo", "--plans-dir", str(plans_dir), "--yes", "--json").json()
+    assert not any(r["status"] == "skipped" for r in again["results"])
 
 
 def test_a_plan_moved_back_by_hand_and_archived_again_is_listed_once(cli, plans_dir: Path) -> None:
@@ -319,3 +323,17 @@ def test_a_plan_moved_back_by_hand_and_archived_again_is_listed_once(cli, plans_
 
     assert [r["name"] for r in index_of(plans_dir)] == ["other.md"]
     assert index_md(plans_dir).count("Other work") == 1
+
+
+def test_a_restore_past_claude_codes_cleanup_age_says_it_will_be_deleted(cli, isolated_home):
+    plans_dir = isolated_home / ".claude" / "plans"  # the folder Claude Code's cleanup empties
+    make_files(plans_dir, {"old.md": Plan("# Old work COMPLETED\n\n" + "x" * 3000, 45)})
+    archive = ("archive", "--yes", "old", "--plans-dir", str(plans_dir))
+    assert cli(*archive).exit_code == 0
+
+    result = restore(cli, plans_dir, "old")
+
+    assert result.exit_code == 0, result.stderr
+    said = result.stdout + result.stderr
+    assert re.search(r"warning: old.md is 4\d days old, and Claude Code deletes plans older", said)
+    assert f"clarity undo --plans-dir {plans_dir} puts it back in the archive" in said

@@ -100,6 +100,15 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
             for intent, _ in log.done():
                 if intent.from_run is not None and intent.from_seq is not None:
                     restored.add((intent.from_run, intent.from_seq))
+    # Files a restore took out of the archive (and no undo put back) are the restore's to
+    # undo, not the apply's that archived them: that apply's undo passes over them.
+    taken_back = {
+        intent.src
+        for log in logs
+        if log.kind is RunKind.RESTORE
+        for intent, _ in log.done()
+        if (log.name, intent.seq) not in restored
+    }
     applies = [log for log in logs if log.kind in UNDOABLE_RUNS]
     while applies:
         latest = applies[-1]
@@ -110,6 +119,7 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
             for log in runs
             for intent, outcome in log.done()
             if (log.name, intent.seq) not in restored
+            and (outcome.dst is None or outcome.dst not in taken_back)
         )
         if latest.kind is RunKind.RESTORE:
             items = _unedited(items, notes, latest.label)
