@@ -148,6 +148,21 @@ def cli(capsys: pytest.CaptureFixture[str]):
     return run
 
 
+def drain(controller: int) -> bytes:
+    """Everything a process drew on a pseudo-terminal, until it closed it; then closed."""
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(controller)
+    return drawn
+
+
 def run_process(
     *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
 ) -> Result:

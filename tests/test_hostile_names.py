@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 
 from clarity.printable import printable
 from clarity.render.layout import display_name
-from tests.conftest import NOW_ISO, Plan, make_files, run_process
+from tests.conftest import NOW_ISO, Plan, drain, make_files, run_process
 from tests.test_undo import _in_a_terminal
 
 # name -> what it tries; the title of each plan carries the same characters
@@ -391,16 +391,7 @@ def test_in_a_colour_terminal_only_the_reports_own_colours_are_escape_sequences(
         env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"},
     )
     os.close(terminal)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    os.close(controller)
+    drawn = drain(controller)
     assert process.wait(timeout=120) == 0
     text = drawn.decode().replace("\r\n", "\n")  # the terminal's own line ends
     assert "\x1b[" in text  # coloured: this is what a person sees

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_ISO, Plan, make_files, run_process, snapshot
+from tests.conftest import NOW_ISO, Plan, drain, make_files, run_process, snapshot
 
 PLANS = {
     # ages put them in 2026-Q4 (20, 30 days), 2026-Q3 (100 days) and 2026-Q2 (200 days)
@@ -248,16 +248,7 @@ def test_show_in_a_terminal_renders_the_plan_escaped(plans_dir: Path) -> None:
         env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"},
     )
     os.close(terminal)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    os.close(controller)
+    drawn = drain(controller)
     assert process.wait(timeout=120) == 0
     assert process.stderr is not None
     with process.stderr:
