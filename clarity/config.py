@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
 from clarity.locations import (
+    ClaudeSettings,
     absolute,
     claude_config_dir,
     claude_retention,
@@ -225,6 +226,8 @@ def load_settings(
     from_file = read_config_file(config_path)
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
+    claude_dir = absolute(claude_config_dir(env))
+    claude = ClaudeSettings(cwd, claude_dir)  # read only if the plans dir or retention ask
     for key in KEYS.values():
         if options.get(key.name) is not None:
             values[key.name] = _checked(key.check, options[key.name], key.option)
@@ -246,12 +249,11 @@ def load_settings(
         if path is not None:
             values[name] = absolute(cwd / path)
     if "plans_dir" not in values:
-        located = default_plans_dir(env, cwd)
+        located = default_plans_dir(env, cwd, claude)
         values["plans_dir"], sources["plans_dir"] = absolute(located.path), located.source
     if "archive_dir" not in values:
         values["archive_dir"] = default_archive_dir(values["plans_dir"])
         sources["archive_dir"] = "default: beside the plans dir"
-    claude_dir = absolute(claude_config_dir(env))
     return Settings(
         plans_dir=values["plans_dir"],
         archive_dir=values["archive_dir"],
@@ -265,7 +267,7 @@ def load_settings(
         config_path=config_path,
         protect_hours=values.get("protect_hours", PROTECT_HOURS),
         claude_dir=claude_dir,
-        retention=claude_retention(cwd, claude_dir, values["plans_dir"]),
+        retention=claude_retention(claude, claude_dir, values["plans_dir"]),
         agent=AgentSettings(
             enabled=values.get("agent", _AGENT.enabled),
             model=values.get("agent_model", _AGENT.model),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,12 +38,12 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
     return expand_home(configured) if configured else Path.home() / ".claude"
 
 
-def _claude_setting(settings_file: Path, key: str) -> Any:
+def _read_settings(settings_file: Path) -> Mapping[str, Any]:
     try:
         settings = json.loads(settings_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None  # Claude Code's file, not ours: unreadable means "no setting"
-    return settings.get(key) if isinstance(settings, dict) else None
+        return {}  # Claude Code's file, not ours: unreadable means "no setting"
+    return settings if isinstance(settings, dict) else {}
 
 
 def claude_project_root(cwd: Path, claude_dir: Path) -> Path | None:
@@ -56,16 +57,37 @@ def claude_project_root(cwd: Path, claude_dir: Path) -> Path | None:
     return None
 
 
-def claude_settings_files(cwd: Path, claude_dir: Path) -> tuple[Path, ...]:
-    """Claude Code's settings files that apply here, the one that wins first: the project's
-    local, then its shared settings, then the user's."""
-    root = claude_project_root(cwd, claude_dir)
-    project = () if root is None else tuple(root / ".claude" / name for name in _PROJECT_SETTINGS)
-    return (*project, claude_dir / "settings.json")
+class ClaudeSettings:
+    """Claude Code's settings files that apply in a folder, the one that wins first: the
+    project's local, then its shared settings, then the user's. Read when first asked,
+    and once: the plans dir and the cleanup period both come from them."""
+
+    def __init__(self, cwd: Path, claude_dir: Path) -> None:
+        self._cwd, self._claude_dir = cwd, claude_dir
+
+    @functools.cached_property
+    def root(self) -> Path | None:
+        """The project (claude_project_root); None: no project."""
+        return claude_project_root(self._cwd, self._claude_dir)
+
+    @functools.cached_property
+    def files(self) -> tuple[tuple[Path, Mapping[str, Any]], ...]:
+        root = self.root
+        project = () if root is None else [root / ".claude" / name for name in _PROJECT_SETTINGS]
+        paths = (*project, self._claude_dir / "settings.json")
+        return tuple((path, _read_settings(path)) for path in paths)
+
+    def first(self, key: str, usable: Callable[[Any], Any]) -> tuple[Any, Path] | None:
+        """The first usable value of key (usable returns it, or None to pass over it), and
+        the file that set it."""
+        for path, settings in self.files:
+            value = usable(settings.get(key))
+            if value is not None:
+                return value, path
+        return None
 
 
-def _plans_directory_setting(settings_file: Path) -> str | None:
-    value = _claude_setting(settings_file, "plansDirectory")
+def _plans_directory(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
@@ -79,7 +101,7 @@ def _cleanup_days(value: Any) -> float | None:
     return float(value)
 
 
-def claude_retention(cwd: Path, claude_dir: Path, plans_dir: Path) -> Retention | None:
+def claude_retention(claude: ClaudeSettings, claude_dir: Path, plans_dir: Path) -> Retention | None:
     """How long Claude Code keeps the plans in plans_dir, or None when it never deletes them.
 
     Claude Code's age-based cleanup covers `<claude config dir>/plans` only; a
@@ -88,30 +110,26 @@ def claude_retention(cwd: Path, claude_dir: Path, plans_dir: Path) -> Retention 
     """
     if _real(plans_dir) != _real(claude_dir / "plans"):
         return None
-    for settings_file in claude_settings_files(cwd, claude_dir):
-        days = _cleanup_days(_claude_setting(settings_file, "cleanupPeriodDays"))
-        if days is not None:
-            return Retention(days, f"cleanupPeriodDays in {settings_file}")
-    return Retention(CLAUDE_CLEANUP_DAYS, "Claude Code's default")
+    found = claude.first("cleanupPeriodDays", _cleanup_days)
+    if found is None:
+        return Retention(CLAUDE_CLEANUP_DAYS, "Claude Code's default")
+    days, settings_file = found
+    return Retention(days, f"cleanupPeriodDays in {settings_file}")
 
 
-def project_plans_dir(cwd: Path, claude_dir: Path) -> Located | None:
-    """Claude Code's `plansDirectory` for the project clarity runs in, if any.
-
-    The first of Claude Code's settings files (`claude_settings_files`) that
-    sets it; the value is relative to the project root (cwd when there is no
-    project) and, as in Claude Code, ignored if it resolves outside it.
-    """
-    root = claude_project_root(cwd, claude_dir) or cwd
-    for settings_file in claude_settings_files(cwd, claude_dir):
-        value = _plans_directory_setting(settings_file)
-        if value is None:
-            continue
-        resolved = _real(root / expand_home(value))
-        if not resolved.is_relative_to(root.resolve()):
-            return None
-        return Located(resolved, f"plansDirectory in {settings_file}")
-    return None
+def project_plans_dir(claude: ClaudeSettings, cwd: Path) -> Located | None:
+    """Claude Code's `plansDirectory` for the project clarity runs in, if any: the first of
+    its settings files that sets it; the value is relative to the project root (cwd when
+    there is no project) and, as in Claude Code, ignored if it resolves outside it."""
+    found = claude.first("plansDirectory", _plans_directory)
+    if found is None:
+        return None
+    value, settings_file = found
+    root = claude.root or cwd
+    resolved = _real(root / expand_home(value))
+    if not resolved.is_relative_to(_real(root)):
+        return None
+    return Located(resolved, f"plansDirectory in {settings_file}")
 
 
 def _real(path: Path) -> Path:
@@ -121,9 +139,9 @@ def _real(path: Path) -> Path:
         return path.absolute()
 
 
-def default_plans_dir(env: Mapping[str, str], cwd: Path) -> Located:
+def default_plans_dir(env: Mapping[str, str], cwd: Path, claude: ClaudeSettings) -> Located:
     claude_dir = claude_config_dir(env)
-    project = project_plans_dir(cwd, claude_dir)
+    project = project_plans_dir(claude, cwd)
     if project is not None:
         return project
     source = "$CLAUDE_CONFIG_DIR/plans" if env.get("CLAUDE_CONFIG_DIR") else "default"
