@@ -120,13 +120,7 @@ def add_hook(path: Path, command: str) -> HookChange:
         settings = {}
     groups = _groups(settings, path)
     wanted = _entry(command)
-    found = [
-        (group, index)
-        for group in groups or []
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for index, hook in enumerate(group["hooks"])
-        if is_ours(hook)
-    ]
+    found = _ours_in(groups or [])
     if found:
         (group, index), *extra = found
         if not extra and group["hooks"][index] == wanted and group.get("matcher") == MATCHER:
@@ -142,6 +136,17 @@ def add_hook(path: Path, command: str) -> HookChange:
     groups.append({"matcher": MATCHER, "hooks": [wanted]})
     _save(path, settings)
     return HookChange(path, Outcome.INSTALLED)
+
+
+def _ours_in(groups: list[Any]) -> list[tuple[dict[str, Any], int]]:
+    """Where clarity's hooks are among the SessionStart groups: (group, index) pairs."""
+    return [
+        (group, index)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for index, hook in enumerate(group["hooks"])
+        if is_ours(hook)
+    ]
 
 
 def _drop(groups: list[Any], places: list[tuple[dict[str, Any], int]]) -> None:
@@ -161,13 +166,7 @@ def remove_hook(path: Path) -> HookChange:
     groups = _groups(settings, path) if settings is not None else None
     if settings is None or not groups:
         return HookChange(path, Outcome.ABSENT)
-    places = [
-        (group, index)
-        for group in groups
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for index, hook in enumerate(group["hooks"])
-        if is_ours(hook)
-    ]
+    places = _ours_in(groups)
     if not places:
         return HookChange(path, Outcome.ABSENT)
     _drop(groups, places)

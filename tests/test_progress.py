@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NOW_ISO, Plan, make_files, run_process, snapshot
+from tests.conftest import NOW_ISO, Plan, drain, make_files, run_process, snapshot
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -31,16 +31,7 @@ def in_terminal(*args: str, delay: str) -> tuple[int, str]:
         env={**os.environ, "CLARITY_PROGRESS_DELAY": delay, "TERM": "xterm", "COLUMNS": "100"},
     )
     os.close(secondary)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    os.close(main)
+    drawn = drain(main)
     text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn.decode(errors="replace"))  # colours off
     return process.wait(timeout=120), text
 
