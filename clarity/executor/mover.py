@@ -11,7 +11,6 @@ its intent is closed as `rolled_back`. Apply and recovery share the mover.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -259,9 +258,7 @@ class GroupMover:
                     entry.info if entry else None,
                 )
         except OSError as error:
-            text = error_text(error)
-            if dst is not None and error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                text = f"cannot write in {dst.parent}: {error.strerror}"  # not the plan's fault
+            text = error_text(error, dst)
             self.journal.outcome(seq, Outcome(Ending.FAILED, error=text))
             self._fail(proposed, group.action, text)
             return False, None

@@ -37,8 +37,15 @@ class ChangedWhileMoving(OSError):
     """The bytes copied are not the bytes the scan hashed: the copy is dropped."""
 
 
-def error_text(error: OSError) -> str:
-    """A failed move as a result line: what went wrong, and on which file."""
+_REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def error_text(error: OSError, dst: Path | None = None) -> str:
+    """A failed move as a result line: what went wrong, and on which file; refused for
+    permissions where it was going, the folder it could not write in (not the plan's
+    fault, and the plan's own path would point at the wrong place)."""
+    if dst is not None and error.errno in _REFUSED:
+        return f"cannot write in {dst.parent}: {error.strerror}"
     text = error.strerror or str(error)
     return f"{text}: {error.filename}" if error.filename and error.strerror else text
 

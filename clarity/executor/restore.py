@@ -15,6 +15,7 @@ when it had not.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from typing import Any
 
 from clarity.executor.indexing import NOTHING, IndexReport, update_index
 from clarity.executor.journal import Journal, RunLog
-from clarity.executor.moves import error_text, move_file
+from clarity.executor.moves import move_file
+from clarity.executor.outcomes import carry_out, result_of
 from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.state import DirState
@@ -92,39 +94,21 @@ def _move_all(
     plan_moved = False
     for index, intent in enumerate(intents):
         assert intent.dst is not None  # a restore always names where the file goes
-        try:
-            move_file(intent.src, intent.dst, intent.sha256)
-        except FileExistsError:  # a file took the name after the check
-            reason = f"a file named {intent.name} is in the plans dir; left at {intent.src}"
-            journal.outcome(intent.seq, Outcome(Ending.ROLLED_BACK, error=reason))
-            results.append(_result(intent, Status.SKIPPED, reason=reason))
-        except OSError as error:
-            text = error_text(error)
-            journal.outcome(intent.seq, Outcome(Ending.FAILED, error=text))
-            results.append(_result(intent, Status.FAILED, error=text))
-        else:
-            journal.outcome(intent.seq, Outcome(Ending.DONE, intent.dst))
-            results.append(_result(intent, Status.DONE, destination=intent.dst))
+        move = functools.partial(move_file, intent.src, intent.dst, intent.sha256)
+        taken = f"a file named {intent.name} is in the plans dir; left at {intent.src}"
+        outcome = carry_out(journal, intent.seq, intent.dst, move, taken)
+        results.append(result_of(intent.name, Move.RESTORE, outcome))
+        if outcome.done:
             plan_moved = plan_moved or index == 0
             continue
         if index == 0 and plan_first:  # the plan stayed: so do its sub-plans
             reason = f"its plan {intent.name} stayed in the archive"
+            stays = Outcome(Ending.ROLLED_BACK, error=reason)
             for follower in intents[1:]:
-                journal.outcome(follower.seq, Outcome(Ending.ROLLED_BACK, error=reason))
-                results.append(_result(follower, Status.SKIPPED, reason=reason))
+                journal.outcome(follower.seq, stays)
+                results.append(result_of(follower.name, Move.RESTORE, stays))
             break
     return plan_moved
-
-
-def _result(
-    intent: Intent,
-    status: Status,
-    *,
-    destination: Path | None = None,
-    error: str | None = None,
-    reason: str | None = None,
-) -> ActionResult:
-    return ActionResult(intent.name, Move.RESTORE, status, destination, error, reason)
 
 
 def restore_group(

@@ -26,7 +26,8 @@ from clarity.archive import quarter_folder, relative_path
 from clarity.executor.indexing import NOTHING, update_index
 from clarity.executor.journal import Batch, Journal, RunLog
 from clarity.executor.moves import error_text, is_the_file, keep_mtime, move_file
-from clarity.executor.records import UNDOABLE_RUNS, Ending, Intent, Move, Outcome, RunKind, Skip
+from clarity.executor.outcomes import carry_out, result_of
+from clarity.executor.records import UNDOABLE_RUNS, Intent, Move, Outcome, RunKind, Skip
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, locate, restore
 from clarity.state import DirState
@@ -265,8 +266,9 @@ class _Undoer:
 
     def restore(self, announced: tuple[Restorable, Intent]) -> None:
         item, intent = announced
-        dst, seq = self.home(item), intent.seq
-        try:
+        dst = self.home(item)
+
+        def move() -> None:
             if item.to_archive and dst.parent.parent == self.plan.archive_dir:
                 quarter_folder(self.plan.archive_dir, dst.parent.name)  # made again if gone
             if intent.info is not None:
@@ -274,21 +276,15 @@ class _Undoer:
             else:
                 move_file(intent.src, dst, intent.sha256)
             keep_mtime(dst, intent.mtime_ns)
-        except FileExistsError:  # a file took the name after the group's check
-            where = "the trash" if intent.info is not None else intent.src
-            reason = f"a file named {item.name} is in the plans dir again; left at {where}"
-            if item.to_archive:
-                reason = f"its place in the archive is taken ({dst}); left in the plans dir"
-            self.journal.outcome(seq, Outcome(Ending.ROLLED_BACK, error=reason))
-            self.result(item, Status.SKIPPED, reason=reason)
+
+        where = "the trash" if intent.info is not None else intent.src
+        taken = f"a file named {item.name} is in the plans dir again; left at {where}"
+        if item.to_archive:
+            taken = f"its place in the archive is taken ({dst}); left in the plans dir"
+        outcome = carry_out(self.journal, intent.seq, dst, move, taken)
+        self.results.append(result_of(item.name, intent.move, outcome))
+        if not outcome.done:
             return
-        except OSError as error:
-            text = error_text(error)
-            self.journal.outcome(seq, Outcome(Ending.FAILED, error=text))
-            self.result(item, Status.FAILED, error=text)
-            return
-        self.journal.outcome(seq, Outcome(Ending.DONE, dst))
-        self.result(item, Status.DONE, destination=dst)
         if intent.record_path is not None:
             self.unindex.add((item.run, intent.record_path))
         if intent.record is not None:
