@@ -363,6 +363,7 @@ def _damaged(journal: bytes, how: Damage) -> bytes:
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(hows=st.lists(damage, min_size=1, max_size=3))
 @example(hows=[("flip", 0.0625, 1)])  # the begin's archive_dir flipped: its moves did not fit
+@example(hows=[("flip", 0.875, 1)])  # an outcome's dst flipped: not where its move was going
 def test_fuzzed_interrupted_journals_never_wedge_or_lose_a_byte(
     tmp_path_factory: pytest.TempPathFactory, hows: list[Damage]
 ) -> None:

@@ -143,15 +143,33 @@ def read_run(path: Path) -> RunLog:
                 log.damaged.append(Damage(number, "a second begin", raw))
         elif log.begin is None:
             log.damaged.append(Damage(number, "a record before the run's begin", raw))
-        elif isinstance(record, Intent) and (misfit := _misplaced(log.begin, record)):
+        elif misfit := _misfit(log, log.begin, record):
             log.damaged.append(Damage(number, misfit, raw))
         else:
             log.add(record)
     return log
 
 
+def _misfit(log: RunLog, begin: Begin, record: Record) -> str | None:
+    """Why a record does not fit its run (it, or the begin, damaged), or None: every path
+    recovery and undo take from a journal is then where the run was working."""
+    if isinstance(record, Intent):
+        return _misplaced(begin, record)
+    if isinstance(record, OutcomeRecord):
+        intent = log.intents.get(record.seq)
+        dst = record.outcome.dst
+        if intent is not None and intent.dst is not None and dst not in (None, intent.dst):
+            return "an outcome that does not end where its move was going"
+    if isinstance(record, GroupRecord) and any(
+        dst is not None and not dst.is_relative_to(begin.archive_dir)
+        for _, dst in record.planned
+    ):
+        return "a group planned to go outside the run's archive"
+    return None
+
+
 def _misplaced(begin: Begin, intent: Intent) -> str | None:
-    """Why a move does not fit its run's directories (one of them damaged), or None."""
+    """Why a move does not fit its run's directories, or None."""
     if intent.move is Move.RESTORE:
         if intent.dst is None or intent.dst.parent != begin.plans_dir:
             return "a move back that does not end in the run's plans dir"
