@@ -30,3 +30,10 @@ def shell_command() -> str:
     if len(argv) == 1 and found and os.path.realpath(found) == os.path.realpath(argv[0]):
         return "clarity"
     return shlex.join(argv)
+
+
+def unsafe_character(value: str, also: str = "") -> str | None:
+    """The first character of value that a file another program reads (a crontab line, a
+    unit, a plist, settings.json, a skill) cannot carry as it is: a control character,
+    which would end or break the line, or one of `also`; None when there is none."""
+    return next((ch for ch in value if not ch.isprintable() or ch in also), None)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity.errors import ClarityError
+from clarity.executable import unsafe_character
 from clarity.managed import Outcome, write_text
 
 EVENT = "SessionStart"
@@ -30,7 +31,6 @@ MATCHER = "startup|resume"  # a session that starts or comes back; not /clear or
 TIMEOUT_SECONDS = 5  # Claude Code stops the hook after this; the hook itself gives up sooner
 HOOK_MODULE = "clarity.hook"
 _OURS = re.compile(r"(^|\s)-m\s+" + re.escape(HOOK_MODULE) + r"\s*$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def hook_command(python: str) -> str:
@@ -38,7 +38,7 @@ def hook_command(python: str) -> str:
     hook module (not the clarity command: the hook never pays for typer and rich).
     -I: the project folder the session starts in is not on sys.path, so no file of
     its own (a json.py, a clarity/) is ever imported in clarity's place."""
-    if _CONTROL.search(python):
+    if unsafe_character(python) is not None:
         raise ClarityError(
             f"the Python that runs clarity has a control character in its path ({python!r}); "
             "Claude Code's hook cannot run it: reinstall clarity under a plain path"

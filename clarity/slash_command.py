@@ -23,7 +23,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from clarity.errors import ClarityError
+from clarity.executable import unsafe_character
 from clarity.managed import Change, CommentStyle, Outcome, install, is_untouched, remove
+from clarity.printable import printable
 
 SKILL_NAME = "clarity"
 SKILL_FILE = "SKILL.md"
@@ -89,12 +92,26 @@ def allowed_tools(clarity: str) -> list[str]:
     return rules
 
 
+# In the skill's body the command sits inside `!`...`` (a backtick ends it) and Claude
+# Code substitutes `$ARGUMENTS`, `$0`, `${...}` anywhere in the file (a `$` could become
+# what the user typed): a path with either cannot be written there safely.
+_NOT_IN_SKILL = "`$"
+
+
 def skill_text(clarity: str) -> str:
     """SKILL.md for this clarity (a shell command, e.g. `clarity`).
 
     Frontmatter values are written as JSON strings, which YAML reads as
     double-quoted scalars: a path with `: ` or `#` in it cannot break the file.
+    A command with a control character, a backtick or a `$` is refused (ClarityError).
     """
+    bad = unsafe_character(clarity, _NOT_IN_SKILL)
+    if bad is not None:
+        raise ClarityError(
+            f"clarity runs as {printable(clarity)}, whose {printable(repr(bad))} a Claude Code "
+            "skill cannot carry safely, so nothing was installed; reinstall clarity under a "
+            "plain path (letters, digits, spaces, / . _ -)"
+        )
     return _TEMPLATE.format(
         name=SKILL_NAME,
         description=json.dumps(_DESCRIPTION),

@@ -13,6 +13,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 
+from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, stamped
 from clarity.slash_command import skill_text
 from tests.claude_home import plan_mode, write_transcript
@@ -368,3 +369,23 @@ def test_forced_installs_never_replace_an_earlier_backup(cli, skill_file: Path):
     assert skill_file.with_name("SKILL.md.bak.3").read_text() == third
     assert skill_file.with_name("SKILL.md.bak").read_text() == first
     assert not skill_file.exists()
+
+
+@pytest.mark.parametrize(
+    "path", ["/opt/we`ird/clarity", "/opt/$1/clarity", "/opt/two\nlines/clarity", "/o\x1b[2J/c"]
+)
+def test_a_command_the_skill_cannot_carry_is_refused(path: str):
+    # a backtick ends the `!` line, Claude Code substitutes `$1`, a newline ends the line
+    with pytest.raises(ClarityError, match="a Claude Code skill cannot carry safely"):
+        skill_text(shlex.join([path]))
+
+
+@pytest.mark.parametrize("path", ["/opt/my tools/clarity", "/opt/it's/clarity", "/opt/100%;x/c"])
+def test_an_odd_but_plain_path_is_quoted_for_the_shell_in_the_skill(path: str, tmp_path: Path):
+    text = skill_text(shlex.join([path]))
+    bang = next(line for line in text.splitlines() if line.startswith("!`"))
+    command = bang.removeprefix("!`").removesuffix("`").replace("${CLAUDE_SESSION_ID}", "s1")
+    words = subprocess.run(
+        ["bash", "-c", f"printf '%s\\n' {command}"], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert words[0] == path

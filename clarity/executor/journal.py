@@ -161,8 +161,7 @@ def _misfit(log: RunLog, begin: Begin, record: Record) -> str | None:
         if intent is not None and intent.dst is not None and dst not in (None, intent.dst):
             return "an outcome that does not end where its move was going"
     if isinstance(record, GroupRecord) and any(
-        dst is not None and not dst.is_relative_to(begin.archive_dir)
-        for _, dst in record.planned
+        dst is not None and not dst.is_relative_to(begin.archive_dir) for _, dst in record.planned
     ):
         return "a group planned to go outside the run's archive"
     return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from clarity.config import KEYS, Settings
 from clarity.errors import ClarityError
+from clarity.executable import unsafe_character
 from clarity.printable import printable
 from clarity.schedule import Mode
 
@@ -49,7 +50,7 @@ class Job:
         """Refuse a control character in anything a scheduler is given: here, once, so that
         no scheduler can forget (a newline in a crontab line or a unit is a new line of it)."""
         for what, value, fix in self._values():
-            bad = next((ch for ch in value if not ch.isprintable()), None)
+            bad = unsafe_character(value)
             if bad is not None:
                 raise ClarityError(
                     f"cannot schedule clarity: {what} {printable(value)} holds a control "
