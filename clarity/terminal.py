@@ -10,10 +10,10 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -21,6 +21,8 @@ from clarity import output
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError
 from clarity.printable import printable
 from clarity.progress import Tick
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from clarity.executor.results import RunReport
@@ -211,6 +213,29 @@ class ProgressBar:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+def asking(
+    yes: bool,
+    command: str,
+    output_format: Format,
+    lines: Callable[[T], list[str]],
+    *,
+    bar: ProgressBar | None = None,
+) -> Callable[[T], bool]:
+    """The question a command that moves plans asks once it knows what it would do (so a
+    missing scan or a bad name is said first): granted by --yes, refused with no terminal
+    to ask at, else asked with lines(subject). bar is paused meanwhile: it times the work,
+    not the answer."""
+
+    def confirm(subject: T) -> bool:
+        if yes:
+            return True
+        needs_terminal(yes, command)
+        with bar.paused() if bar is not None else contextlib.nullcontext():
+            return ask(lines(subject), output_format)
+
+    return confirm
 
 
 def ask(lines: list[str], output_format: Format) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,11 +20,10 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.output import say
-from clarity.terminal import Format, ask, choose_format, needs_terminal, print_run_report
+from clarity.terminal import Format, asking, choose_format, print_run_report
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.executor.restore import RestoreGroup
 
 
 def _hint(settings: Settings, verb: str, *args: str) -> str:
@@ -123,19 +123,11 @@ def restore(
     from clarity.render.shelf_report import restore_preview_lines
     from clarity.restoring import run_restore
 
-    days = settings.thresholds.dormant_days
-
-    def confirm(group: RestoreGroup) -> bool:
-        if yes:
-            return True
-        needs_terminal(yes, "restore")  # asked only once the plan is known to be good
-        return ask(restore_preview_lines(group, settings.plans_dir, days), chosen_format)
-
-    report = run_restore(
-        settings,
-        name,
-        confirm=confirm,
+    preview = functools.partial(
+        restore_preview_lines, plans_dir=settings.plans_dir, days=settings.thresholds.dormant_days
     )
+    confirm = asking(yes, "restore", chosen_format, preview)
+    report = run_restore(settings, name, confirm=confirm)
     code = print_run_report(report, chosen_format)
     if chosen_format is not Format.JSON and any(r.status == "done" for r in report.results):
         undo = _hint(settings, "undo")

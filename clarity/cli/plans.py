@@ -33,9 +33,8 @@ from clarity.output import say
 from clarity.terminal import (
     Format,
     ProgressBar,
-    ask,
+    asking,
     choose_format,
-    needs_terminal,
     print_run_report,
     print_scan_report,
     save_scan_report,
@@ -217,16 +216,10 @@ def apply(
         )
     from clarity.clock import parse_now
     from clarity.render.run_report import preview_lines
-    from clarity.runs import ApplyPreview, run_apply
-
-    def confirm(preview: ApplyPreview) -> bool:
-        if yes:
-            return True
-        needs_terminal(yes, "apply")  # asked only once there is something to apply
-        with bar.paused():  # the bar times the moves, not the answer
-            return ask(preview_lines(preview), chosen_format)
+    from clarity.runs import run_apply
 
     bar = ProgressBar(chosen_format is not Format.JSON)
+    confirm = asking(yes, "apply", chosen_format, preview_lines, bar=bar)
     try:
         report = run_apply(
             settings,
@@ -257,15 +250,7 @@ def undo(
     from clarity.render.run_report import undo_preview_lines
     from clarity.runs import run_undo
 
-    if TYPE_CHECKING:
-        from clarity.executor.undo import UndoPlan
-
-    def confirm(plan: UndoPlan) -> bool:
-        if yes:
-            return True
-        needs_terminal(yes, "undo")  # asked only once there is something to undo
-        return ask(undo_preview_lines(plan), chosen_format)
-
+    confirm = asking(yes, "undo", chosen_format, undo_preview_lines)
     report = run_undo(settings, confirm=confirm)
     return print_run_report(report, chosen_format)
 
@@ -292,14 +277,9 @@ def archive(
     chosen_format = choose_format(json_output, output_format)
     from clarity.clock import parse_now
     from clarity.render.run_report import preview_lines
-    from clarity.runs import ApplyPreview, run_archive
+    from clarity.runs import run_archive
 
-    def confirm(preview: ApplyPreview) -> bool:
-        if yes:
-            return True
-        needs_terminal(yes, "archive")  # asked only once the names are known to be good
-        return ask(preview_lines(preview), chosen_format)
-
+    confirm = asking(yes, "archive", chosen_format, preview_lines)
     report = run_archive(
         settings, parse_now(now), names, current_values(current), session, confirm=confirm
     )
