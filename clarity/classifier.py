@@ -103,6 +103,12 @@ class _Found(NamedTuple):
     basis: Basis
 
 
+def restored_lately(restored_at: float, now: float, thresholds: Thresholds) -> bool:
+    """Whether a plan `clarity restore` put back is still kept active: for dormant_days,
+    edits since or not (a plan is usually put back to be worked on)."""
+    return now - restored_at < thresholds.dormant_days * SECONDS_PER_DAY
+
+
 def restored_reason(restored_at: float, zone: tzinfo | None) -> str:
     return f"restored by you on {datetime.fromtimestamp(restored_at, zone).date().isoformat()}"
 
@@ -118,9 +124,7 @@ def _active_now(facts: PlanFacts, scan: _Scan) -> _Found | None:
     if session is not None:
         return _Found(in_use_reason(session), Basis.IN_USE)
     restored_at = scan.evidence.restored.get(facts.name)
-    window = scan.rules.thresholds.dormant_days * SECONDS_PER_DAY
-    # Edits since do not end it: a plan put back is usually put back to be worked on.
-    if restored_at is not None and scan.now - restored_at < window:
+    if restored_at is not None and restored_lately(restored_at, scan.now, scan.rules.thresholds):
         return _Found(restored_reason(restored_at, scan.zone), Basis.RESTORED)
     if facts.frontmatter.pinned:
         return _Found("pinned: true in frontmatter", Basis.NOW)

@@ -15,7 +15,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clarity.archive import check_archive_dir
-from clarity.classifier import CURRENT_REASON, SECONDS_PER_DAY, in_use_reason, restored_reason
+from clarity.classifier import (
+    CURRENT_REASON,
+    in_use_reason,
+    restored_lately,
+    restored_reason,
+)
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import apply_groups, settled_names
@@ -130,9 +135,9 @@ def in_use_now(
     held = {name: in_use_reason(user) for name, user in sessions.in_use.items()}
     named = current_plan_names(current, settings.plans_dir)  # --current, since the scan too
     held.update(dict.fromkeys(sessions.current | named, CURRENT_REASON))
-    state, window = DirState.for_plans_dir(settings.plans_dir), settings.thresholds.dormant_days
-    for name, moment in restored_plans(state, now, window).items():
-        if now.timestamp() - moment < window * SECONDS_PER_DAY:  # restored since the scan
+    state, thresholds = DirState.for_plans_dir(settings.plans_dir), settings.thresholds
+    for name, moment in restored_plans(state, now, thresholds.dormant_days).items():
+        if restored_lately(moment, now.timestamp(), thresholds):  # restored since the scan
             held.setdefault(name, restored_reason(moment, now.tzinfo))
     return held
 

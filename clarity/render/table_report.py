@@ -197,7 +197,7 @@ def _row(draw: _Drawing, report: ScanReport, item: tuple[Row, str, str, str], w:
             draw.line((margin + blank + reason_text_, style))
 
 
-def _shown(report: ScanReport, plan_class: PlanClass, rows: list[Row], show_all: bool) -> int:
+def _shown(plan_class: PlanClass, rows: list[Row], show_all: bool) -> int:
     """How many rows to show before folding: all, or the first SHOWN plans' (and any at
     risk of Claude Code's cleanup after them are shown too, by _visible)."""
     if show_all or plan_class not in FOLDED:
@@ -219,7 +219,7 @@ def _visible(
 ) -> tuple[list[Row], int]:
     """The rows to draw, and how many were folded away (sub-plans count: the section's
     title counts them too)."""
-    cut = _shown(report, plan_class, rows, show_all)
+    cut = _shown(plan_class, rows, show_all)
     rest = rows[cut:]
     at_risk = [row for row in rest if days_at_risk(report, row.verdict) is not None]
     return rows[:cut] + at_risk, len(rest) - len(at_risk)
