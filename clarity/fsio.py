@@ -40,9 +40,22 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+NAME_MAX = 255  # bytes in one name, on every filesystem clarity writes to
+
+
 def partial_path(dst: Path) -> Path:
-    """Where a cross-filesystem copy is built before it takes dst's name."""
-    return dst.with_name(f".{dst.name}.clarity-partial")
+    """Where a cross-filesystem copy is built before it takes dst's name: hidden beside it,
+    and within NAME_MAX however long dst's name (a long one is cut and told apart by its
+    hash, the same every time, so that recovery finds it)."""
+    name = f".{dst.name}.clarity-partial"
+    if len(os.fsencode(name)) <= NAME_MAX:
+        return dst.with_name(name)
+    tag = hashlib.sha256(os.fsencode(dst.name)).hexdigest()[:12]
+    room = NAME_MAX - len(f"..{tag}.clarity-partial")
+    cut = dst.name
+    while len(os.fsencode(cut)) > room:
+        cut = cut[:-1]
+    return dst.with_name(f".{cut}.{tag}.clarity-partial")
 
 
 def write_all(fd: int, data: bytes) -> None:

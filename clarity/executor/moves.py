@@ -37,6 +37,11 @@ class ChangedWhileMoving(OSError):
     """The bytes copied are not the bytes the scan hashed: the copy is dropped."""
 
 
+class SourceKept(OSError):
+    """A copy across filesystems was made, but the source's folder would not let it go:
+    the copy is taken back, so the file is in one place, where it was."""
+
+
 _REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
@@ -44,6 +49,8 @@ def error_text(error: OSError, dst: Path | None = None) -> str:
     """A failed move as a result line: what went wrong, and on which file; refused for
     permissions where it was going, the folder it could not write in (not the plan's
     fault, and the plan's own path would point at the wrong place)."""
+    if isinstance(error, SourceKept):
+        return f"cannot write in {Path(error.filename).parent}: {error.strerror}"
     if dst is not None and error.errno in _REFUSED:
         return f"cannot write in {dst.parent}: {error.strerror}"
     text = error.strerror or str(error)
@@ -96,8 +103,19 @@ def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
     finally:
         os.close(src_fd)
     fsync_dir(dst.parent)
-    src.unlink()  # the verified copy is durable under dst: the move is complete
+    try:
+        src.unlink()  # the verified copy is durable under dst: the move is complete
+    except OSError as error:
+        _take_back(dst)  # a copy nobody knows of yet; the source stays the plan
+        raise SourceKept(error.errno, error.strerror or str(error), os.fspath(src)) from None
     fsync_dir(src.parent)
+
+
+def _take_back(copy: Path) -> None:
+    # If this fails too, both hold the same bytes: recovery keeps one (the destination).
+    with contextlib.suppress(OSError):
+        copy.unlink()
+        fsync_dir(copy.parent)
 
 
 def _discard(partial: Path) -> None:

@@ -1,9 +1,14 @@
-"""The OS trash: send2trash to put a plan there, the freedesktop layout to find it again.
+"""The OS trash: clarity's own no-replace move into the freedesktop trash, and finding a
+file there again.
 
-send2trash does not say where it put a file. On freedesktop systems (Linux,
-BSD) the trash is plain folders (`files/` and `info/*.trashinfo`), so clarity
-finds the entry whose recorded original path and bytes match, and undo can
-move it back. Elsewhere (macOS, Windows) the entry cannot be found and undo
+On freedesktop systems (Linux, BSD) the trash is plain folders, and clarity
+puts a plan there itself: it claims a name by creating the name's
+`.trashinfo` record with O_EXCL, then moves the plan in with the same
+no-replace move it uses everywhere (a verified copy across filesystems). A
+taken name is passed over, never replaced: send2trash checked for a free name
+and then renamed over whatever took it meanwhile, which lost a plan when two
+runs trashed namesakes at once. Elsewhere (macOS, Windows) send2trash hands
+the file to the system's own trash, which clarity cannot look into: undo then
 says to restore the file by hand.
 """
 
@@ -14,27 +19,73 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from urllib.parse import unquote_to_bytes
 
-from clarity.executor.moves import move_file
-from clarity.fsio import hash_file
+from clarity.executor.moves import ChangedWhileMoving, SourceKept, move_file
+from clarity.executor.trash_layout import (
+    Trash,
+    TrashedFile,
+    claim,
+    deleted_at,
+    entry_names,
+    info_record,
+    make_folders,
+    recorded_path,
+    release,
+    trash_dirs,
+    trash_for,
+)
+from clarity.fsio import hash_file, partial_path
+
+__all__ = ["TrashRefused", "TrashedFile", "freedesktop", "locate", "restore", "send_to_trash"]
 
 
 class TrashRefused(OSError):
     """The trash would not take the file; it is still where it was."""
 
 
-@dataclass(frozen=True, slots=True)
-class TrashedFile:
-    file: Path  # <trash>/files/<name>
-    info: Path  # <trash>/info/<name>.trashinfo
+def freedesktop() -> bool:
+    return sys.platform not in ("darwin", "win32")
 
 
 def send_to_trash(path: Path, sha256: str, size: int) -> TrashedFile | None:
-    """Trash path; return where it went when the platform lets clarity know."""
+    """Trash path; return where it went when the platform lets clarity know.
+
+    Raises TrashRefused (the file stays where it was), ChangedWhileMoving or SourceKept.
+    """
+    if not freedesktop():
+        _system_trash(path)
+        return None
+    trash = trash_for(path)
+    record = info_record(path, trash, datetime.now())
+    try:
+        make_folders(trash)
+        for name in entry_names(path.name):
+            entry = trash.entry(name)
+            if not claim(entry, record):
+                continue
+            try:
+                move_file(path, entry.file, sha256)
+            except FileExistsError as error:
+                release(entry)
+                if error.filename != os.fspath(entry.file):
+                    raise  # not the trash's name that was taken
+                continue  # taken since the claim, by a trasher that writes no record
+            except BaseException:
+                release(entry)
+                raise
+            return entry
+    except (ChangedWhileMoving, SourceKept):
+        raise
+    except OSError as error:
+        raise TrashRefused(
+            error.errno, f"the trash refused it: {error.strerror or error}"
+        ) from None
+    raise TrashRefused(f"the trash refused it: every name for {path.name} is taken there")
+
+
+def _system_trash(path: Path) -> None:
     from send2trash import send2trash
 
     try:
@@ -45,81 +96,36 @@ def send_to_trash(path: Path, sha256: str, size: int) -> TrashedFile | None:
         ) from None
     except Exception as error:  # noqa: BLE001 - platform backends raise their own types
         raise TrashRefused(f"the trash refused it: {error}") from None
-    return locate(path, sha256, size)
 
 
-def freedesktop() -> bool:
-    return sys.platform not in ("darwin", "win32")
-
-
-def _home_trash() -> tuple[Path, Path]:
-    data_home = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")  # noqa: PTH111 - the same spelling send2trash uses
-    return Path(data_home) / "Trash", Path(data_home)
-
-
-def _mount_point(path: Path) -> Path:
-    current = Path(os.path.realpath(path))
-    while not current.is_mount() and current != current.parent:
-        current = current.parent
-    return current
-
-
-def trash_dirs(original: Path) -> Iterator[tuple[Path, Path]]:
-    """Candidate trash folders for a file, each with the folder its relative paths start at."""
-    yield _home_trash()
-    top = _mount_point(original.parent)
-    uid = os.getuid()
-    yield top / ".Trash" / str(uid), top
-    yield top / f".Trash-{uid}", top
-
-
-def _candidate_names(name: str) -> Iterator[str]:
-    """The names send2trash gives a file in the trash: `name`, then `base N.ext`."""
-    yield name
-    base, ext = os.path.splitext(name)  # noqa: PTH122 - send2trash's own split
-    for counter in range(1, 10_000):
-        yield f"{base} {counter}{ext}"
-
-
-def _recorded_path(info: Path, topdir: Path) -> bytes | None:
-    try:
-        text = info.read_bytes()
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith(b"Path="):
-            value = unquote_to_bytes(line[5:].strip())
-            return value if value.startswith(b"/") else os.fsencode(topdir) + b"/" + value
-    return None
-
-
-def _entries(trash: Path, name: str) -> Iterator[TrashedFile]:
-    files, info = trash / "files", trash / "info"
-    for candidate in _candidate_names(name):
-        entry = TrashedFile(files / candidate, info / f"{candidate}.trashinfo")
+def _entries(trash: Trash, name: str) -> Iterator[TrashedFile]:
+    for candidate in entry_names(name):
+        entry = trash.entry(candidate)
         if not os.path.lexists(entry.file) and not os.path.lexists(entry.info):
             break
         yield entry
-    with contextlib.suppress(OSError):
-        base = os.path.splitext(name)[0]  # noqa: PTH122 - send2trash's own split
-        for info_name in (
-            entry.name for entry in info.iterdir()
-        ):  # other trash tools name files their own way
-            if info_name.startswith(base) and info_name.endswith(".trashinfo"):
-                yield TrashedFile(files / info_name.removesuffix(".trashinfo"), info / info_name)
+    info = trash.folder / "info"
+    base = os.path.splitext(name)[0]  # noqa: PTH122 - send2trash's own split
+    try:
+        names = [item.name for item in info.iterdir()]
+    except OSError:
+        return
+    for info_name in names:  # other trash tools name files their own way
+        if info_name.startswith(base) and info_name.endswith(".trashinfo"):
+            yield trash.entry(info_name.removesuffix(".trashinfo"))
 
 
-def _entries_of(original: Path) -> Iterator[tuple[TrashedFile, Path]]:
-    """Trash entries (and the folder their paths start at) that record `original`."""
+def _entries_of(original: Path) -> Iterator[TrashedFile]:
+    """Trash entries that record `original`."""
     wanted = os.fsencode(os.path.abspath(original))  # noqa: PTH100 - no link resolving
     seen: set[Path] = set()
-    for trash, topdir in trash_dirs(original):
+    for trash in trash_dirs(original):
         for entry in _entries(trash, original.name):
             if entry.info in seen:
                 continue
             seen.add(entry.info)
-            if _recorded_path(entry.info, topdir) == wanted:
-                yield entry, topdir
+            if recorded_path(entry.info, trash.topdir) == wanted:
+                yield entry
 
 
 def locate(
@@ -133,7 +139,7 @@ def locate(
     if not freedesktop():
         return None
     found: TrashedFile | None = None
-    for entry, _ in _entries_of(original):
+    for entry in _entries_of(original):
         try:
             info = entry.file.lstat()
             if info.st_size != size or hash_file(entry.file) != sha256:
@@ -146,25 +152,15 @@ def locate(
     return found
 
 
-def _deleted_at(info: Path) -> datetime | None:
-    """The trash record's DeletionDate (local time, as the spec writes it)."""
-    try:
-        for line in info.read_bytes().splitlines():
-            if line.startswith(b"DeletionDate="):
-                return datetime.fromisoformat(line[13:].strip().decode("ascii"))
-    except (OSError, ValueError):
-        return None
-    return None
-
-
 def remove_strays(original: Path, since: datetime | None) -> int:
     """Remove what an interrupted trashing of `original` (still in place) left in the trash.
 
-    send2trash writes the .trashinfo record first, then moves the file; across
-    filesystems the move is a copy, which a kill can cut short. An entry is
-    removed only if it records this path, was made since the run started, and
-    holds nothing the source does not: its bytes are the source's, or the
-    start of them, or it has no file at all. How many went.
+    The `.trashinfo` record is written first, then the file moved; across
+    filesystems the move is a copy into a hidden partial file, which a kill
+    can cut short (send2trash, before, copied straight to the entry's name).
+    An entry is removed only if it records this path, was made since the run
+    started, and holds nothing the source does not: its bytes are the
+    source's, or the start of them, or it has no file at all. How many went.
     """
     if not freedesktop() or since is None:
         return 0
@@ -174,22 +170,26 @@ def remove_strays(original: Path, since: datetime | None) -> int:
     except OSError:
         return 0
     removed = 0
-    for entry, _ in _entries_of(original):
-        deleted = _deleted_at(entry.info)
+    for entry in _entries_of(original):
+        deleted = deleted_at(entry.info)
         if deleted is None or deleted < earliest:
             continue  # trashed before this run: someone's, not this run's copy
         try:
-            if os.path.lexists(entry.file):
-                if not stat.S_ISREG(entry.file.lstat().st_mode):
-                    continue
-                if not source.startswith(entry.file.read_bytes()):
-                    continue
-                entry.file.unlink()
+            for copy in (entry.file, partial_path(entry.file)):
+                if os.path.lexists(copy):
+                    if not _part_of(copy, source):
+                        raise FileExistsError  # someone's file: the entry stays whole
+                    copy.unlink()
             entry.info.unlink()
         except OSError:
             continue
         removed += 1
     return removed
+
+
+def _part_of(copy: Path, source: bytes) -> bool:
+    """copy is a regular file holding the source's bytes or the start of them."""
+    return stat.S_ISREG(copy.lstat().st_mode) and source.startswith(copy.read_bytes())
 
 
 def restore(entry: TrashedFile, dst: Path, sha256: str | None = None) -> None:
