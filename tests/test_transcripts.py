@@ -394,3 +394,23 @@ def test_a_project_folder_cannot_reach_the_terminal_raw(cli, plans_dir, claude_d
     assert "\x1b" not in table.stdout and "\x1b" not in markdown.stdout
     assert "x1b[31mred" in markdown.stdout  # shown escaped (the table may shorten it)
     assert scan(cli, plans_dir)["misty-sleeping-cherny.md"]["project"].endswith("red\nline")
+
+
+def test_what_a_transcript_dates_after_now_is_no_evidence_yet(cli, plans_dir, claude_dir):
+    # A clock set years ahead (or a forged record): the approval and the edits have
+    # not happened as of now, so they decide nothing; as of their own time they do.
+    ahead = STARTED.replace(year=STARTED.year + 10)
+    session = Session(SESSION, start=ahead)
+    plan = implemented(plans_dir, session)
+    os.utime(plan, (STARTED.timestamp(), STARTED.timestamp()))
+    session.save(claude_dir, mtime=STARTED.timestamp())
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+    assert found["class"] == "dormant"
+    assert found["reason"] == "untouched for 20.0 days > 14"
+
+    later = ahead + timedelta(days=1)
+    result = cli("scan", "--plans-dir", str(plans_dir), "--now", later.isoformat(), "--json")
+    (then,) = result.json()["plans"]
+    assert then["class"] == "completed"
+    assert then["reason"].startswith(f"implemented in session {SESSION[:8]} ({ahead.date()})")

@@ -10,7 +10,7 @@ decides the plan's class is the classifier's call.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from clarity.model import SessionEvidence
@@ -66,6 +66,12 @@ def _seconds(time: str) -> float:
     return datetime.fromisoformat(time).timestamp()
 
 
+def _as_written(moment: float) -> str:
+    """A moment as transcripts write times (2026-11-02T09:15:00.000Z), so they compare."""
+    when = datetime.fromtimestamp(moment, UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
 def weigh(
     transcripts: Iterable[TranscriptFacts],
     now: float,
@@ -88,6 +94,9 @@ def weigh(
                 named_last[name] = (time, session.id)
         if session.id == current_session:
             current.update(session.refs)
+    # What a transcript dates after now has not happened yet (a clock set wrong, a
+    # forged record, or a --now in the past): it is evidence of nothing.
+    cutoff = _as_written(now)
     projects = {
         name: cwd
         for name, (_, session) in named_last.items()
@@ -96,18 +105,20 @@ def weigh(
     return SessionFacts(
         {name: session for name, (_, session) in in_use.items()},
         frozenset(current),
-        _approvals(sessions),
+        _approvals(sessions, cutoff),
         projects,
         frozenset(sessions),
     )
 
 
-def _approvals(sessions: Mapping[str, _Session]) -> dict[str, SessionEvidence]:
-    """For each plan ever approved: its latest approval, and whether anything undid it."""
+def _approvals(sessions: Mapping[str, _Session], cutoff: str) -> dict[str, SessionEvidence]:
+    """For each plan ever approved: its latest approval, and whether anything undid it;
+    only what happened by the cutoff counts."""
     by_plan: dict[str, list[tuple[Event, str]]] = {}
     for session in sessions.values():
         for event in session.events:
-            by_plan.setdefault(event.plan, []).append((event, session.id))
+            if event.time <= cutoff:
+                by_plan.setdefault(event.plan, []).append((event, session.id))
     found: dict[str, SessionEvidence] = {}
     for plan, events in by_plan.items():
         events.sort(key=lambda item: item[0].time)
@@ -120,8 +131,8 @@ def _approvals(sessions: Mapping[str, _Session]) -> dict[str, SessionEvidence]:
         found[plan] = SessionEvidence(
             session=session_id,
             approved_at=_seconds(approval.time),
-            files_edited=sum(time > approval.time for time in session.edits.values()),
-            todos=_todos(session, approval.time),
+            files_edited=sum(approval.time < time <= cutoff for time in session.edits.values()),
+            todos=_todos(session, approval.time, cutoff),
             last_activity=session.last_activity,
             withdrawn=_withdrawn(later),
         )
@@ -139,10 +150,11 @@ def _withdrawn(later: list[Event]) -> str | None:
     return None
 
 
-def _todos(session: _Session, after: str) -> tuple[int, int] | None:
+def _todos(session: _Session, after: str, cutoff: str) -> tuple[int, int] | None:
     """The session's todo list as it last stood after the approval: (done, total)."""
-    if session.todos is not None and session.todos[0] >= after and session.todos[2]:
-        return session.todos[1], session.todos[2]
+    todos = session.todos
+    if todos is not None and after <= todos[0] <= cutoff and todos[2]:
+        return todos[1], todos[2]
     if session.tasks:
         done = sum(status == "completed" for status in session.tasks.values())
         return done, len(session.tasks)
