@@ -91,6 +91,22 @@ def quarter_folder(archive_dir: Path, name: str) -> Path:
     return folder
 
 
+def archived_path(archive_dir: Path, relative: str) -> Path:
+    """Where an index record's file lies, reached through real folders only. Raises
+    OSError: ELOOP if a folder on the way is a link (a quarter folder swapped for a link
+    would hand out, or take back, files outside the archive), EINVAL if the path would
+    leave the archive, FileNotFoundError if a folder is missing."""
+    parts = relative.split("/")
+    if relative.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise OSError(errno.EINVAL, "not a path inside the archive", relative)
+    folder = archive_dir
+    for part in parts[:-1]:
+        folder = folder / part
+        if stat.S_ISLNK(os.lstat(folder).st_mode):
+            raise OSError(errno.ELOOP, _LINK, str(folder))
+    return folder / parts[-1]
+
+
 def free_name(folder: Path, name: str, taken: Collection[Path] = ()) -> Path:
     """`name` in folder, or `stem.2.md`, `stem.3.md`... : a name nothing has taken
     (nor is about to: `taken` holds names already chosen for this group)."""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from clarity.archive import archived_path
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.records import RunKind
@@ -38,7 +39,7 @@ def _checked(archive_dir: Path, plans_dir: Path, entry: dict[str, Any]) -> Shelv
     name = str(entry.get("name"))
     if not name or "/" in name or name in (".", ".."):
         raise ClarityError(f"the index names a plan {name!r}, which is not a file name")
-    src = archive_dir / str(entry.get("path"))
+    relative = str(entry.get("path"))
     if os.path.lexists(plans_dir / name):
         raise ClarityError(
             f"a plan named {name} is in {plans_dir} already; clarity never replaces a file: "
@@ -47,7 +48,9 @@ def _checked(archive_dir: Path, plans_dir: Path, entry: dict[str, Any]) -> Shelv
     sha256 = entry.get("sha256")
     if not isinstance(sha256, str) or len(sha256) != 64:
         raise ClarityError(f"the index records no sha256 for {name}, so it cannot be checked")
+    src = archive_dir / relative
     try:
+        src = archived_path(archive_dir, relative)
         info = os.lstat(src)
         if not stat.S_ISREG(info.st_mode):
             raise ClarityError(f"{src} is not a regular file (clarity follows no link); left")

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from clarity.archive import NotOurs, read_index_lines
+from clarity.archive import NotOurs, archived_path, read_index_lines
 from clarity.errors import ClarityError
 
 TEXT_BYTES = 256 * 1024  # of each plan a query reads, at most
@@ -108,11 +108,11 @@ def _newest_first(plan: ArchivedPlan) -> tuple[float, str]:
     return (-moment.timestamp(), plan.name)
 
 
-def _text_has(path: Path, query: str) -> bool:
+def _text_has(archive_dir: Path, relative: str, query: str) -> bool:
     from clarity.reader import NotARegularFile, read_opening
 
     try:
-        return query in read_opening(path, TEXT_BYTES).casefold()
+        return query in read_opening(archived_path(archive_dir, relative), TEXT_BYTES).casefold()
     except (OSError, NotARegularFile):
         return False  # gone, a link, unreadable: nothing to match
 
@@ -123,8 +123,8 @@ def _matched_in(plan: ArchivedPlan, query: str) -> tuple[str, ...]:
     found = tuple(key for key, value in fields.items() if value and query in value.casefold())
     if found:
         return found
-    paths = [plan.path, *(plan.archive_dir / str(sub.get("path")) for sub in plan.subplans)]
-    return ("text",) if any(_text_has(path, query) for path in paths) else ()
+    paths = [plan.relative, *(str(sub.get("path")) for sub in plan.subplans)]
+    return ("text",) if any(_text_has(plan.archive_dir, path, query) for path in paths) else ()
 
 
 def list_archived(archive_dir: Path, query: str | None = None) -> Shelf:
@@ -159,6 +159,10 @@ class Found:
     @property
     def path(self) -> Path:
         return self.plan.archive_dir / self.relative
+
+    def reached(self) -> Path:
+        """Its path, reached through real folders only (OSError otherwise)."""
+        return archived_path(self.plan.archive_dir, self.relative)
 
     @property
     def is_subplan(self) -> bool:
@@ -211,7 +215,7 @@ def read_archived(found: Found) -> bytes:
     from clarity.fsio import read_regular
 
     try:
-        return read_regular(found.path)
+        return read_regular(found.reached())
     except FileNotFoundError:
         raise ClarityError(
             f"{found.path} is in the archive's index but not in the archive (moved by hand?)"

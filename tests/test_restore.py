@@ -337,3 +337,28 @@ def test_a_restore_past_claude_codes_cleanup_age_says_it_will_be_deleted(cli, is
     said = result.stdout + result.stderr
     assert re.search(r"warning: old.md is 4\d days old, and Claude Code deletes plans older", said)
     assert f"clarity undo --plans-dir {plans_dir} puts it back in the archive" in said
+
+
+def test_restore_and_show_reach_nothing_through_a_linked_quarter_folder(
+    cli, plans_dir: Path, shelved, tmp_path: Path
+) -> None:
+    # Someone swaps the quarter folder for a link to a folder outside the archive that
+    # holds the same files: restore would move them out of there, show would print them.
+    archive = plans_dir.parent / "plans-archive"
+    (quarter,) = [folder for folder in archive.iterdir() if folder.is_dir()]
+    outside = tmp_path / "outside"
+    quarter.rename(outside)
+    quarter.symlink_to(outside)
+    before = snapshot(outside)
+
+    result = restore(cli, plans_dir, "cache")
+    assert result.exit_code == 2
+    assert "a link, and clarity follows no link in the archive" in result.stderr
+    assert result.stderr.count("\n") == 1
+    shown = cli("show", "cache", "--plans-dir", str(plans_dir))
+    assert shown.exit_code == 2 and shown.stdout == ""
+    assert "follows no link" in shown.stderr
+    searched = cli("archived", "memcached", "--plans-dir", str(plans_dir), "--json")
+    assert searched.json()["plans"] == []  # the sub-plan's words are read in no linked folder
+    assert list(plans_dir.iterdir()) == []
+    assert snapshot(outside) == before
