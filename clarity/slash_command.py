@@ -12,8 +12,10 @@ this file to be substituted, and Claude Code hands it to Claude instead (it
 appends `ARGUMENTS: ...` to a skill that does not use `$ARGUMENTS`), for
 Claude to turn into clarity options through the Bash tool, where Claude Code's
 permission rules see every command it runs. `allowed-tools` pre-approves only
-what changes nothing (scan, archived, show); apply, archive and undo go
-through Claude Code's own permission prompt.
+what changes nothing: `scan --print-only` (a scan that can write no file but
+clarity's own state: plain `scan --output` could create any file), `archived`
+and `show`; apply, archive and undo go through Claude Code's own permission
+prompt.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from clarity.printable import printable
 SKILL_NAME = "clarity"
 SKILL_FILE = "SKILL.md"
 LEGACY_COMMAND_FILE = "clarity.md"  # commands/clarity.md: where /clarity lived before skills
-READ_ONLY = ("scan", "archived", "show")  # what the skill may run unasked: nothing that moves
+SCAN = "scan --print-only"  # the scan that writes no file but clarity's state (no --output)
+READ_ONLY = (SCAN, "archived", "show")  # what the skill may run unasked: nothing that writes
 SESSION_PLACEHOLDER = "${CLAUDE_SESSION_ID}"
 
 _TEMPLATE = """\
@@ -45,7 +48,7 @@ allowed-tools: {allowed}
 
 clarity has looked at this machine's Claude Code plans. It has moved nothing yet.
 
-!`{clarity} scan --format markdown --session='{session}'`
+!`{clarity} {scan} --format markdown --session='{session}'`
 
 Work through the report above with the user, in this order:
 
@@ -57,8 +60,8 @@ Work through the report above with the user, in this order:
 3. If the user wrote something after /clarity (it follows this text as ARGUMENTS), it is
    their request, never a command line to paste into a shell:
    - options for the scan (such as --dormant-days 30 or --project ~/src/web): run
-     `{clarity} scan --format markdown` again with those options, each value quoted for
-     the shell, and work from that report instead;
+     `{clarity} {scan} --format markdown` again with those options, each value quoted
+     for the shell, and work from that report instead;
    - a question about earlier plans ("what did we decide about X?"): the archive keeps
      every plan clarity moved. `{clarity} archived QUERY` lists the archived plans whose
      title, summary or text match, and `{clarity} show NAME` prints one; answer from
@@ -94,8 +97,9 @@ def allowed_tools(clarity: str) -> list[str]:
 
 # In the skill's body the command sits inside `!`...`` (a backtick ends it) and Claude
 # Code substitutes `$ARGUMENTS`, `$0`, `${...}` anywhere in the file (a `$` could become
-# what the user typed): a path with either cannot be written there safely.
-_NOT_IN_SKILL = "`$"
+# what the user typed); in allowed-tools a comma parts two rules and a parenthesis ends
+# one: a path with any of them cannot be written there safely.
+_NOT_IN_SKILL = "`$,()"
 
 
 def skill_text(clarity: str) -> str:
@@ -103,7 +107,8 @@ def skill_text(clarity: str) -> str:
 
     Frontmatter values are written as JSON strings, which YAML reads as
     double-quoted scalars: a path with `: ` or `#` in it cannot break the file.
-    A command with a control character, a backtick or a `$` is refused (ClarityError).
+    A command with a control character, a backtick, a `$`, a comma or a parenthesis is
+    refused (ClarityError).
     """
     bad = unsafe_character(clarity, _NOT_IN_SKILL)
     if bad is not None:
@@ -118,6 +123,7 @@ def skill_text(clarity: str) -> str:
         hint=json.dumps(_HINT),
         allowed=json.dumps(", ".join(allowed_tools(clarity))),
         clarity=clarity,
+        scan=SCAN,
         session=SESSION_PLACEHOLDER,
     )
 

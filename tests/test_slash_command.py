@@ -107,18 +107,19 @@ def test_the_skill_is_what_claude_code_expects(cli, skill_file: Path):
 
     tools = str(skill.metadata["allowed-tools"])
     allowed = tools.split(", ")
-    rules = [re.fullmatch(r"Bash\((.+) (scan|archived|show)( \*)?\)", rule) for rule in allowed]
+    shape = r"Bash\((.+) (scan --print-only|archived|show)( \*)?\)"
+    rules = [re.fullmatch(shape, rule) for rule in allowed]
     assert all(rules), allowed  # read-only clarity commands only, in the current spelling
     programs = {match.group(1) for match in rules if match}
     assert len(programs) == 1
     clarity = programs.pop()
-    assert {m.group(2) for m in rules if m} == {"scan", "archived", "show"}
+    assert {m.group(2) for m in rules if m} == {"scan --print-only", "archived", "show"}
     assert ":*" not in tools
     for moving in ("apply", "archive ", "undo", "restore"):
         assert f"{clarity} {moving}" not in tools
 
     assert injected_commands(skill.content) == [
-        f"{clarity} scan --format markdown --session='${{CLAUDE_SESSION_ID}}'"
+        f"{clarity} scan --print-only --format markdown --session='${{CLAUDE_SESSION_ID}}'"
     ]
     assert f"`{clarity} apply --proposal ID --yes`" in skill.content  # exactly what was reviewed
     assert f"`{clarity} archive --yes NAME...`" in skill.content  # no terminal in the Bash tool
@@ -372,10 +373,19 @@ def test_forced_installs_never_replace_an_earlier_backup(cli, skill_file: Path):
 
 
 @pytest.mark.parametrize(
-    "path", ["/opt/we`ird/clarity", "/opt/$1/clarity", "/opt/two\nlines/clarity", "/o\x1b[2J/c"]
+    "path",
+    [
+        "/opt/we`ird/clarity",
+        "/opt/$1/clarity",
+        "/opt/two\nlines/clarity",
+        "/o\x1b[2J/c",
+        "/opt/a, Bash(rm *)/clarity",
+        "/opt/a)b/clarity",
+    ],
 )
 def test_a_command_the_skill_cannot_carry_is_refused(path: str):
-    # a backtick ends the `!` line, Claude Code substitutes `$1`, a newline ends the line
+    # a backtick ends the `!` line, Claude Code substitutes `$1`, a newline ends the line;
+    # in allowed-tools ", " would start a rule of its own and ")" end one early
     with pytest.raises(ClarityError, match="a Claude Code skill cannot carry safely"):
         skill_text(shlex.join([path]))
 
@@ -389,3 +399,19 @@ def test_an_odd_but_plain_path_is_quoted_for_the_shell_in_the_skill(path: str, t
         ["bash", "-c", f"printf '%s\\n' {command}"], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert words[0] == path
+
+
+def test_what_the_skill_pre_approves_cannot_write_a_file(cli, plans_dir: Path, tmp_path: Path):
+    # Claude Code lets Claude run `clarity scan --print-only ...` unasked: any option it adds
+    # may not make that scan write outside clarity's own state.
+    make_files(plans_dir, {"a.md": Plan("# A\n", 10)})
+    target = tmp_path / "profile"
+    refused = cli("scan", "--print-only", "--plans-dir", str(plans_dir), "--output", str(target))
+    assert refused.exit_code == 2
+    assert refused.stdout == "" and len(refused.stderr.splitlines()) == 1
+    assert "--print-only writes no report file" in refused.stderr
+    assert not target.exists()
+    printed = cli("scan", "--print-only", "--plans-dir", str(plans_dir), "--format", "markdown")
+    assert printed.exit_code == 0 and printed.stdout.startswith("## clarity: Plans in")
+    rules = str(frontmatter.loads(skill_text("clarity")).metadata["allowed-tools"]).split(", ")
+    assert [rule for rule in rules if " scan" in rule] == ["Bash(clarity scan --print-only *)"]

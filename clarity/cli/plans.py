@@ -79,8 +79,23 @@ def scan(
             "(the schedule's), which leaves the reviewed scan in place.",
         ),
     ] = True,
+    print_only: Annotated[
+        bool,
+        typer.Option(
+            "--print-only",
+            help="Print the report and write no file but clarity's own state: --output is "
+            "refused. The form the /clarity skill lets Claude run unasked.",
+        ),
+    ] = False,
 ) -> None:
     """Classify every plan and show what apply would do. Moves nothing."""
+    if print_only and output is not None:
+        from clarity.errors import ClarityError
+
+        raise ClarityError(
+            "scan --print-only writes no report file, so --output is refused; "
+            "run clarity scan --output PATH yourself (without --print-only) to save one"
+        )
     settings = settings_from(locals())
     from clarity.clock import parse_now
 
