@@ -24,7 +24,14 @@ from typing import Any, NamedTuple
 
 from clarity import validate
 from clarity.errors import ClarityError
-from clarity.fsio import NEW_FLAGS, append_durably, partial_path, read_regular, write_atomic
+from clarity.fsio import (
+    NAME_MAX,
+    NEW_FLAGS,
+    append_durably,
+    partial_path,
+    read_regular,
+    write_atomic,
+)
 
 INDEX_JSONL = "index.jsonl"
 INDEX_MD = "INDEX.md"
@@ -119,8 +126,16 @@ def free_name(folder: Path, name: str, taken: Collection[Path] = ()) -> Path:
         candidate in taken or os.path.lexists(candidate) or os.path.lexists(partial_path(candidate))
     ):
         number += 1
-        candidate = folder / (f"{stem}.{number}.{ext}" if dot else f"{stem}.{number}")
+        tail = f".{number}.{ext}" if dot else f".{number}"
+        candidate = folder / (_cut(stem, NAME_MAX - len(os.fsencode(tail))) + tail)
     return candidate
+
+
+def _cut(text: str, most: int) -> str:
+    """text, shortened at a character to at most `most` bytes (a long name's suffix fits)."""
+    while len(os.fsencode(text)) > most:
+        text = text[:-1]
+    return text
 
 
 @dataclass(frozen=True, slots=True)

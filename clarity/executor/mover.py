@@ -11,6 +11,7 @@ its intent is closed as `rolled_back`. Apply and recovery share the mover.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
@@ -73,6 +74,15 @@ def _plan_stayed(group: ProposedGroup) -> str:
     """Why a sub-plan stays: a plan that could not move keeps its sub-plans with it."""
     verb = "archived" if group.action is Action.ARCHIVE else "trashed"
     return f"its plan {group.plan.name} could not be {verb}"
+
+
+def _too_long(name: str, dst: Path | None) -> str:
+    where = "the trash" if dst is None else str(dst.parent)
+    size = len(os.fsencode(name))
+    return (
+        f"its name ({size} bytes) is too long for {where}; "
+        "rename it shorter (or choose a shorter --archive-dir) to move it"
+    )
 
 
 class _Announced(NamedTuple):
@@ -258,6 +268,9 @@ class GroupMover:
                     entry.info if entry else None,
                 )
         except OSError as error:
+            if error.errno == errno.ENAMETOOLONG:  # the same every week: said, not failed
+                self._withdraw(group, proposed, intent, _too_long(proposed.name, dst))
+                return False, None
             text = error_text(error, dst)
             self.journal.outcome(seq, Outcome(Ending.FAILED, error=text))
             self._fail(proposed, group.action, text)
