@@ -93,6 +93,28 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int | N
         fsync_dir(path.parent)
 
 
+def sweep_temps(path: Path) -> None:
+    """Remove the temp files (`.name.<pid>.tmp`, as write_atomic names them) that writers
+    of path left when they were killed: those of processes that are gone."""
+    prefix = f".{path.name}."
+    try:
+        names = [entry.name for entry in path.parent.iterdir()]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix) : -len(".tmp")]
+        if name.startswith(prefix) and name.endswith(".tmp") and pid.isdigit():
+            try:
+                os.kill(int(pid), 0)
+                continue  # alive (or another's process with that number): not ours to take
+            except ProcessLookupError:
+                pass
+            except (OSError, OverflowError):
+                continue
+            with contextlib.suppress(OSError):
+                (path.parent / name).unlink()
+
+
 def append_durably(path: Path, data: bytes) -> None:
     """Append whole lines to a log (never through a link), on disk before returning.
 
@@ -123,7 +145,14 @@ def read_regular(path: Path, limit: int | None = None) -> bytes:
         if limit is not None and info.st_size > limit:
             raise OSError(errno.EFBIG, f"{info.st_size:,} bytes, too big", os.fspath(path))
         with os.fdopen(fd, "rb", closefd=False) as stream:
-            return stream.read() if limit is None else stream.read(limit + 1)
+            if limit is None:
+                return stream.read()
+            # read(n) sets n bytes aside first: ask for what fstat says (a 1 GiB limit
+            # took 1 GiB for a small file), then for what it grew by, up to the limit.
+            data = stream.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += stream.read(limit + 1 - len(data))
+            return data
     finally:
         os.close(fd)
 

@@ -14,7 +14,8 @@ It must be quick and must never fail a session:
   classifier.
 - Otherwise it scans (clarity.hook_scan, with the facts cache, so unchanged
   plans are not read again), remembers the result, and says it. That takes
-  longer; past DEADLINE_SECONDS it gives up quietly.
+  longer; past DEADLINE_SECONDS it gives up quietly, keeping what it read of the
+  transcripts so that the next session start goes on from there.
 - Anything that goes wrong ends the hook with exit 0 and nothing said.
 """
 
@@ -39,6 +40,7 @@ MEMO_ENTRIES = 32  # projects remembered
 DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
 HORIZON_DAYS = 7.0  # plans Claude Code deletes sooner than this are at risk
 DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
+GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever it is doing
 MAX_INPUT = 1 << 16
 _ENV = ("CLARITY_", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME")
 
@@ -177,12 +179,36 @@ def save_memo(path: str, memo: dict[str, Any], key: str, entry: dict[str, Any]) 
     write_atomic(Path(path), json.dumps(memo).encode("utf-8"), durable=False)
 
 
+def deadline(env: Mapping[str, str]) -> float:
+    """DEADLINE_SECONDS, or CLARITY_HOOK_DEADLINE's seconds where a person (or a test) set
+    a shorter one; longer than Claude Code's own timeout allows is not honoured."""
+    try:
+        seconds = float(env.get("CLARITY_HOOK_DEADLINE", ""))
+    except ValueError:
+        return DEADLINE_SECONDS
+    return seconds if 0 < seconds < DEADLINE_SECONDS else DEADLINE_SECONDS
+
+
+class Deadline(BaseException):
+    """The scan ran past DEADLINE_SECONDS. Not an OSError (TimeoutError is one), nor an
+    Exception: no `except OSError` on the scan's way may swallow it."""
+
+
 def _give_up(signum: int, frame: object) -> None:
-    raise TimeoutError
+    import signal
+
+    signal.signal(signal.SIGALRM, _stop_now)
+    signal.setitimer(signal.ITIMER_REAL, GRACE_SECONDS)  # to keep what the scan read
+    raise Deadline
+
+
+def _stop_now(signum: int, frame: object) -> None:
+    os._exit(0)  # the hook's own timeout is near: say nothing, leave at once
 
 
 def _bound(seconds: float) -> None:
-    """Interrupt what runs after seconds (0: no longer); a scan's writes are atomic."""
+    """Interrupt what runs after seconds (0: no longer). The scan then keeps what it read
+    (its files are written whole or not at all) within GRACE_SECONDS, or is stopped."""
     import signal
 
     if hasattr(signal, "setitimer"):
@@ -202,8 +228,9 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
             return line(int(entry["done"]), [float(d) for d in entry["deadlines"]], now)
     except (KeyError, TypeError, ValueError):
         pass  # an entry of another version: scan again
-    _bound(DEADLINE_SECONDS)
     from clarity.hook_scan import summarize
+
+    _bound(deadline(env))  # the scan's own time: the imports above take a steady 0.1 s
 
     entry = summarize(cwd, env, now)
     _bound(0)

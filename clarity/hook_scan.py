@@ -53,7 +53,8 @@ def summarize(cwd: str, env: Mapping[str, str], now: float) -> dict[str, Any]:
         return entry  # no plans directory: nothing to say until there is one
     state = DirState.for_plans_dir(settings.plans_dir)
     cache = FactsCache.load(state.facts_cache_file)
-    report = scan(settings, datetime.fromtimestamp(now).astimezone(), cache=cache)
+    # go_on: a hook cut short by its deadline goes on next time where it stopped.
+    report = scan(settings, datetime.fromtimestamp(now).astimezone(), cache=cache, go_on=True)
     cache.save(state.facts_cache_file)
     plans = [v for v in report.verdicts if v.parent is None]  # a group counts once
     entry["done"] = sum(1 for v in plans if v.plan_class is PlanClass.COMPLETED)

@@ -52,11 +52,13 @@ def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]
     return frozenset(names)
 
 
-def live_sessions(settings: Settings, now: datetime, session: str | None) -> PlanSessions:
+def live_sessions(
+    settings: Settings, now: datetime, session: str | None, *, go_on: bool = False
+) -> PlanSessions:
     """What Claude Code's transcripts say about this plans dir's plans as of now.
 
     What they said before is kept in the plans dir's state folder: only what
-    was appended since is read.
+    was appended since is read. go_on: start where a scan cut short stopped.
     """
     from clarity.sessions import find_plan_sessions  # only a scan with plans pays for it
 
@@ -67,6 +69,7 @@ def live_sessions(settings: Settings, now: datetime, session: str | None) -> Pla
         settings.protect_hours,
         session or None,
         DirState.for_plans_dir(settings.plans_dir).sessions_file,
+        go_on=go_on,
     )
 
 
@@ -95,6 +98,8 @@ def scan(
     cache: FactsCache | None = None,
     review: Review | None = None,
     project: Path | None = None,
+    *,
+    go_on: bool = False,
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
@@ -102,7 +107,9 @@ def scan(
     are the current ones, however long ago it last wrote. cache: facts of
     plans unchanged since they were last read. review: the agent, asked about
     the dormant plans; its `finished` verdicts decide where the person let
-    them (agent_archives). project: report only that project's plans.
+    them (agent_archives). project: report only that project's plans. go_on:
+    the transcripts are read from where a scan cut short stopped, those before it
+    taken as they were (the SessionStart hook's way, to get further each time).
     """
     check_plans_dir(settings)
     try:
@@ -113,7 +120,7 @@ def scan(
             "check its permissions"
         ) from None
     # With no plans there is nothing for the transcripts to tell about.
-    sessions = live_sessions(settings, now, session) if listing.plans else NO_SESSIONS
+    sessions = live_sessions(settings, now, session, go_on=go_on) if listing.plans else NO_SESSIONS
     rules = Rules(
         markers=compile_markers(settings.markers),
         thresholds=settings.thresholds,

@@ -2,58 +2,128 @@
 
 Every transcript under `<claude config dir>/projects/` is read from where the
 last scan stopped (`transcripts/reader.py`), what was learned is kept in the
-state folder (`transcripts/store.py`) and weighed (`transcripts/evidence.py`):
-which plans live sessions use, which session a `--session` id names, the
-project of each plan, and each plan's latest approval.
+state folder (`transcripts/store.py` for transcripts that named a plan,
+`transcripts/quiet.py`, a short line each, for the many that did not) and
+weighed (`transcripts/evidence.py`): which plans live sessions use, which
+session a `--session` id names, the project of each plan, and each plan's
+latest approval.
+
+A scan cut short (the SessionStart hook's deadline, an interrupt) keeps what
+it read so far, so the next one goes on from there.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
 from clarity.transcripts.lines import PlanPaths
-from clarity.transcripts.reader import read_transcript
+from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, unchanged, walk
+from clarity.transcripts.reader import QUIET_CHECK, read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
 
-
-def _transcripts(projects_dir: Path) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every `*.jsonl` file under projects_dir, sessions' before sub-agents'; links not followed."""
-    found: list[tuple[bool, str, os.stat_result]] = []
-    stack = [projects_dir]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue  # unreadable or gone: Claude Code's tree, not ours to fail on
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-                    agent = entry.name.startswith("agent-") or folder.name == "subagents"
-                    found.append((agent, entry.path, entry.stat(follow_symlinks=False)))
-            except OSError:
-                continue
-    # A sub-agent's tool calls are read only once its session is known to use a plan.
-    for _, path, info in sorted(found, key=lambda item: item[:2]):
-        yield Path(path), info
+QUIET_FILE = "quiet.txt"
 
 
-def _unchanged(known: TranscriptFacts | None, info: os.stat_result) -> bool:
-    if known is None:
-        return False
+def _unchanged(known: TranscriptFacts, info: os.stat_result) -> bool:
     cursor = known.cursor
     return (cursor.size, cursor.mtime_ns, cursor.inode) == (
         info.st_size,
         info.st_mtime_ns,
         info.st_ino,
     )
+
+
+def _quiet(facts: TranscriptFacts) -> QuietCursor:
+    cursor = facts.cursor
+    return QuietCursor(cursor.size, cursor.offset, cursor.check[:QUIET_CHECK])
+
+
+class _Reading:
+    """One scan of the projects folder, merged with what earlier scans kept."""
+
+    def __init__(
+        self,
+        projects_dir: Path,
+        plans_dir: Path,
+        store_file: Path | None,
+        session: str | None,
+        go_on: bool,
+    ) -> None:
+        self.projects_dir = os.fspath(projects_dir)
+        self.session = f"{session}.jsonl" if session else None  # the --session id's transcript
+        self.session_found = False
+        self.plans_dir, self.store_file = plans_dir, store_file
+        store = load_store(store_file, plans_dir) if store_file is not None else None
+        # Transcripts that said something; a store of older versions kept the quiet
+        # ones here too: they are read again once, and kept apart from then on.
+        kept = store.transcripts if store else {}
+        self.known = {key: facts for key, facts in kept.items() if facts.says_anything}
+        self.changed = len(self.known) != len(kept)
+        self.notes = list(store.notes) if store else []
+        self.plans = PlanPaths(plans_dir)
+        self.plan_sessions = {facts.session for facts in self.known.values()}
+        self.read = self.bytes_read = 0
+        quiet = None if store_file is None else store_file.with_name(QUIET_FILE)
+        self.quiet = QuietFile(quiet, self.projects_dir, go_on=go_on)
+        self.at: str | None = None  # the transcript being read
+
+    def run(self) -> None:
+        for relative, path, info in walk(self.projects_dir, self.quiet.start):
+            self.at = relative
+            self._one(relative, path, info)
+            self.at = relative + "\0"  # done: a scan that goes on starts just after it
+        self.at = None
+
+    def _one(self, relative: str, path: str, info: os.stat_result) -> None:
+        if self.session and relative.endswith(f"/{self.session}"):
+            self.session_found = True
+        facts = self.known.get(path)
+        if facts is not None:
+            if not _unchanged(facts, info):
+                self._read(path, facts)
+            return
+        line = self.quiet.take(relative)
+        if line is not None and unchanged(line, info.st_size):
+            self.quiet.keep(line)  # the common case, kept as it was written
+            return
+        after = self._read(path, None if line is None else parse(line))
+        if isinstance(after, QuietCursor):
+            self.quiet.put(relative, after)
+        elif line is not None:
+            self.quiet.drop()  # it says something now: kept with those that do
+
+    def _read(
+        self, path: str, before: TranscriptFacts | QuietCursor | None
+    ) -> TranscriptFacts | QuietCursor | None:
+        """Read what path appended; what is known of it now (a quiet one by its cursor)."""
+        result = read_transcript(path, before, self.plans, self.plan_sessions)
+        if result is None:
+            return before  # unreadable now: what was known stays
+        if result.bytes_read:
+            self.read += 1
+            self.bytes_read += result.bytes_read
+        facts = result.facts
+        if isinstance(before, TranscriptFacts) and result.rewritten:
+            # What the old content said is kept, as for a deleted transcript.
+            self.known[f"{path}\0was-{before.cursor.inode}-{before.cursor.offset}"] = before
+        if not facts.says_anything:
+            return _quiet(facts)
+        self.known[path] = facts
+        self.changed = True
+        return facts
+
+    def keep(self) -> None:
+        """Save what was learned; a scan cut short keeps the old lines of what it did not
+        reach, and says where it stopped."""
+        self.quiet.finish(stopped_at=self.at)
+        if self.store_file is not None and self.changed:
+            # Not kept: the next scan reads again what this one read; its evidence is used.
+            with contextlib.suppress(OSError):
+                save_store(self.store_file, self.plans_dir, self.known)
 
 
 def find_plan_sessions(
@@ -63,55 +133,36 @@ def find_plan_sessions(
     protect_hours: float,
     current_session: str | None = None,
     store_file: Path | None = None,
+    *,
+    go_on: bool = False,
 ) -> PlanSessions:
     """Read what the transcripts appended since the last time, and weigh it all.
 
     store_file keeps what was learned between runs (None: read every
-    transcript whole and keep nothing).
+    transcript whole and keep nothing). go_on: start where a scan cut short
+    stopped, taking what was learned of the transcripts before as it is.
     """
-    store = load_store(store_file, plans_dir) if store_file is not None else None
-    known: dict[str, TranscriptFacts] = dict(store.transcripts) if store else {}
-    plans = PlanPaths(plans_dir)
-    plan_sessions = {facts.session for facts in known.values() if facts.refs or facts.events}
-    seen: set[str] = set()
-    read = bytes_read = 0
-    changed = False
-    for path, info in _transcripts(projects_dir) if projects_dir.is_dir() else ():
-        key = str(path)
-        seen.add(key)
-        before = known.get(key)
-        if _unchanged(before, info):
-            continue
-        result = read_transcript(path, before, plans, plan_sessions)
-        if result is None:
-            continue
-        if result.rewritten and before is not None and before.says_anything:
-            # What the old content said is kept, as for a deleted transcript.
-            known[f"{key}\0was-{before.cursor.inode}-{before.cursor.offset}"] = before
-        known[key] = result.facts
-        changed = True
-        if result.bytes_read:
-            read += 1
-            bytes_read += result.bytes_read
-    for key in [key for key, facts in known.items() if key not in seen]:
-        if not known[key].says_anything:  # gone, and it said nothing: forget it
-            del known[key]
-            changed = True
-    if store_file is not None and changed:
-        # Not kept: the next scan reads again what this one read; its evidence is still used.
-        with contextlib.suppress(OSError):
-            save_store(store_file, plans_dir, known)
-    weighed = weigh(known.values(), now, protect_hours, current_session)
-    notes = list(store.notes) if store else []
-    if current_session and current_session not in weighed.known_sessions:
+    reading = _Reading(projects_dir, plans_dir, store_file, current_session, go_on)
+    try:
+        if projects_dir.is_dir():
+            reading.run()
+    finally:
+        reading.keep()  # cut short (an interrupt, the hook's deadline): what was read stays
+    weighed = weigh(reading.known.values(), now, protect_hours, current_session)
+    notes = reading.notes
+    if (
+        current_session
+        and current_session not in weighed.known_sessions
+        and not reading.session_found
+    ):
         where = projects_dir if projects_dir.is_dir() else f"{projects_dir} (no such folder)"
         notes.append(f"session {current_session}: no transcript found under {where}")
     return PlanSessions(
         weighed.in_use,
         weighed.current,
-        read,
+        reading.read,
         tuple(notes),
         weighed.evidence,
         weighed.projects,
-        bytes_read,
+        reading.bytes_read,
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from clarity.transcripts.lines import Lines, PlanPaths, parse
+from clarity.transcripts.quiet import QuietCursor
 from clarity.transcripts.store import Cursor, TranscriptFacts
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -25,17 +26,27 @@ _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 CHUNK = 32 * 1024 * 1024  # read at a time; a line longer than this is read whole, up to:
 MAX_LINE = 64 * 1024 * 1024  # a longer line is passed over unread (no record is this big)
 _CHECK_BYTES = 64
+_HEAD = 64 * 1024  # read first, for the session's id; a smaller transcript is read whole
+QUIET_CHECK = 16  # hex digits of the check a quiet transcript keeps
 
 
-def session_of(path: Path, first_line: bytes) -> tuple[str, bool]:
-    """The session a transcript belongs to, and whether it is a sub-agent's."""
-    if path.parent.name == "subagents":
-        return path.parent.parent.name, True  # <session>/subagents/agent-<id>.jsonl
-    if path.name.startswith("agent-"):  # beside the session, in older versions: ask it
+def session_of(path: str, first_line: bytes) -> tuple[str, bool]:
+    """The session a transcript belongs to, and whether it is a sub-agent's (strings, not
+    pathlib: this runs once for each of possibly a million transcripts)."""
+    folder, name = os.path.split(path)
+    stem = name.removesuffix(".jsonl")
+    if os.path.basename(folder) == "subagents":  # noqa: PTH119 - see above
+        return os.path.basename(os.path.dirname(folder)), True  # noqa: PTH119, PTH120
+    if name.startswith("agent-"):  # beside the session, in older versions: ask it
         record = parse(first_line)
         session = record.get("sessionId") if record is not None else None
-        return (session if isinstance(session, str) and session else path.stem), True
-    return path.stem, False
+        return (session if isinstance(session, str) and session else stem), True
+    return stem, False
+
+
+def _checked(before: bytes) -> str:
+    # sha1: a check that the bytes read are still there, not a defence against anyone
+    return hashlib.sha1(before[-_CHECK_BYTES:]).hexdigest()
 
 
 class Read(NamedTuple):
@@ -45,12 +56,13 @@ class Read(NamedTuple):
 
 
 def read_transcript(
-    path: Path,
-    known: TranscriptFacts | None,
+    path: Path | str,
+    known: TranscriptFacts | QuietCursor | None,
     plans: PlanPaths,
     plan_sessions: set[str],
 ) -> Read | None:
-    """The transcript's facts with what it appended since `known` was read.
+    """The transcript's facts with what it appended since `known` was read (a
+    transcript that said nothing is known by its cursor alone).
 
     plan_sessions holds the sessions known to have used a plan here: only
     their tool calls are read. A session found using one is added to it.
@@ -65,7 +77,7 @@ def read_transcript(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
             return None
-        return _Reading(fd, info, path, plans).read(known, plan_sessions)
+        return _Reading(fd, info, os.fspath(path), plans).read(known, plan_sessions)
     except OSError:
         return None  # it went away or became unreadable while it was read
     finally:
@@ -75,7 +87,7 @@ def read_transcript(
 class _Reading:
     """One open transcript."""
 
-    def __init__(self, fd: int, info: os.stat_result, path: Path, plans: PlanPaths) -> None:
+    def __init__(self, fd: int, info: os.stat_result, path: str, plans: PlanPaths) -> None:
         self.fd, self.info, self.path, self.plans = fd, info, path, plans
 
     def pread(self, length: int, offset: int) -> bytes:
@@ -86,29 +98,46 @@ class _Reading:
 
     def check(self, offset: int) -> str:
         start = max(0, offset - _CHECK_BYTES)
-        # sha1: a check that the bytes read are still there, not a defence against anyone
-        return hashlib.sha1(self.pread(offset - start, start)).hexdigest()
+        return _checked(self.pread(offset - start, start))
 
-    def read(self, known: TranscriptFacts | None, plan_sessions: set[str]) -> Read:
+    def still(self, offset: int, check: str) -> bool:
+        """Whether the bytes before offset are still the ones read (a check may be
+        shortened, as quiet transcripts keep it)."""
+        return offset == 0 or (len(check) >= QUIET_CHECK and self.check(offset).startswith(check))
+
+    def read(self, known: TranscriptFacts | QuietCursor | None, plan_sessions: set[str]) -> Read:
         size = self.info.st_size
-        rewritten = False
-        if known is not None:
+        facts: TranscriptFacts | None = None
+        start, rewritten = 0, False
+        if isinstance(known, TranscriptFacts):
             cursor = known.cursor
-            if not (
+            if (
                 cursor.inode == self.info.st_ino
                 and cursor.offset <= size
-                and self.check(cursor.offset) == cursor.check
+                and self.still(cursor.offset, cursor.check)
             ):
-                known, rewritten = None, True  # replaced or rewritten: read it all again
-        if known is None:
-            first = self.pread(64 * 1024, 0)
-            session, sidechain = session_of(self.path, first.split(b"\n", 1)[0])
+                facts, start = (
+                    known.copy(),
+                    cursor.offset,
+                )  # a copy: a read cut short changes nothing
+            else:
+                rewritten = True  # replaced or rewritten: read it all again
+        elif known is not None:
+            if known.offset <= size and self.still(known.offset, known.check):
+                start = known.offset
+            else:
+                rewritten = True
+        head = b""
+        if facts is None:
+            head = self.pread(_HEAD, 0)
+            session, sidechain = session_of(self.path, head.split(b"\n", 1)[0])
             facts = TranscriptFacts(session, sidechain, Cursor(0, 0, 0, 0, ""), self.info.st_mtime)
-            start = 0
-        else:
-            facts, start = known, known.cursor.offset
         offset = start
-        for base, data in self.chunks(start, size):
+        # A small transcript read from its start is all in the head already.
+        whole = start == 0 and len(head) == size and size < _HEAD
+        for base, data in (
+            [(0, head[: head.rfind(b"\n") + 1])] if whole else self.chunks(start, size)
+        ):
             lines = Lines(data, base, facts, self.plans)
             lines.read_plan_lines()
             if facts.refs or facts.events:
@@ -116,9 +145,8 @@ class _Reading:
             if facts.session in plan_sessions:
                 lines.read_tool_calls()
             offset = base + len(data)
-        facts.cursor = Cursor(
-            size, self.info.st_mtime_ns, self.info.st_ino, offset, self.check(offset)
-        )
+        check = _checked(head[:offset]) if whole else self.check(offset)
+        facts.cursor = Cursor(size, self.info.st_mtime_ns, self.info.st_ino, offset, check)
         facts.mtime = self.info.st_mtime
         return Read(facts, offset - start, rewritten)
 

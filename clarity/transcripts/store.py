@@ -1,9 +1,12 @@
-"""What was learned from each transcript, kept in the state folder (sessions.json).
+"""What was learned from each transcript that said something, kept in the state folder
+(sessions.json).
 
-One record per transcript file: where reading stopped (so the next scan reads
-only appended bytes) and what the file said about this plans directory's
-plans. Records of transcripts Claude Code has since deleted are kept, since
-they are the only evidence left of what those sessions did.
+One record per transcript that named a plan of this plans directory: where
+reading stopped (so the next scan reads only appended bytes) and what the file
+said about its plans. Records of transcripts Claude Code has since deleted are
+kept, since they are the only evidence left of what those sessions did. The
+many transcripts that said nothing are kept apart, in a line each
+(`quiet.py`).
 
 The file is plain JSON a person can read. Every record is checked as it is
 loaded: a damaged one is dropped and named in one note, and its transcript,
@@ -110,6 +113,23 @@ class TranscriptFacts:
     @property
     def says_anything(self) -> bool:
         return bool(self.refs or self.events or self.edits or self.pending)
+
+    def copy(self) -> TranscriptFacts:
+        """A copy to read more into, so that a read cut short leaves this one as it was."""
+        return TranscriptFacts(
+            self.session,
+            self.sidechain,
+            self.cursor,
+            self.mtime,
+            self.cwd,
+            self.plan,
+            dict(self.refs),
+            list(self.events),
+            dict(self.edits),
+            self.todos,
+            dict(self.tasks),
+            list(self.pending),
+        )
 
     def to_json(self) -> list[Any]:
         return [

@@ -1,0 +1,292 @@
+"""How far each transcript that said nothing was read: one short line each, in walk order.
+
+Most transcripts never name a plan of this plans directory. Of those, clarity
+keeps only what reading what they append needs: their size, where reading
+stopped, and a short check of the bytes before that point (a file rewritten
+in place differs there). The lines lie in the order `walk` visits the
+projects folder, so a scan merges the file with the walk one transcript at a
+time: memory does not grow with their number, however many there are.
+
+The file (`quiet.txt` in the state folder) is plain text: a header naming the
+projects folder, then `<size> <offset> <check> <path>` per transcript, the
+path relative to the projects folder, with `\\` and newlines escaped. It is a
+cache: a damaged or missing one only means those transcripts are read again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO, NamedTuple
+
+from clarity.fsio import NEW_FLAGS, sweep_temps, write_atomic
+
+MAGIC = b"clarity quiet transcripts 1 "
+
+
+class QuietCursor(NamedTuple):
+    """A transcript that said nothing: how big it was and how far it was read."""
+
+    size: int
+    offset: int  # every complete line before this byte has been read
+    check: str  # a short hash of the bytes just before offset
+
+
+WalkKey = tuple[tuple[int, int, str], ...]
+
+
+def walk_key(relative: str) -> WalkKey:
+    """Where a path comes in the walk: in each folder its files (sessions, then agents')
+    before its sub-folders, each kind by name."""
+    *folders, name = relative.split("/")
+    key = [(1, 0, folder) for folder in folders]
+    key.append((0, int(name.startswith("agent-")), name))
+    return tuple(key)
+
+
+def walk(projects_dir: str, start: str | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
+    """(relative path, path, stat) of every `*.jsonl` under projects_dir, in walk_key
+    order, from start on (None: from the first); links are not followed, an unreadable
+    folder is passed over."""
+    first = None if start is None else walk_key(start)
+    stack: list[tuple[str, str, WalkKey]] = [("", projects_dir, ())]
+    while stack:
+        relative, folder, prefix = stack.pop()
+        files: list[tuple[int, str, str, os.stat_result]] = []
+        folders: list[tuple[str, str]] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append((entry.name, entry.path))
+                        elif entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+                            agent = int(entry.name.startswith("agent-"))
+                            if first is not None and (*prefix, (0, agent, entry.name)) < first:
+                                continue  # before where this walk starts
+                            info = entry.stat(follow_symlinks=False)
+                            files.append((agent, entry.name, entry.path, info))
+                    except OSError:
+                        continue  # gone or unreadable meanwhile: Claude Code's, not ours
+        except OSError:
+            continue
+        files.sort(key=lambda item: item[:2])
+        for _, name, path, info in files:
+            yield relative + name, path, info
+        below = []
+        for name, path in sorted(folders):
+            key: WalkKey = (*prefix, (1, 0, name))
+            if first is not None and key < first[: len(key)]:
+                continue  # all of it comes before where this walk starts
+            below.append((f"{relative}{name}/", path, key))
+        stack.extend(reversed(below))  # popped in name order
+
+
+def _escape(relative: str) -> bytes:
+    raw = relative.encode("utf-8", "surrogateescape")
+    if b"\\" in raw or b"\n" in raw:
+        raw = raw.replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+    return raw
+
+
+def _unescape(raw: bytes) -> str:
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"\0").replace(b"\\n", b"\n").replace(b"\0", b"\\")
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _header(projects_dir: str) -> bytes:
+    return MAGIC + _escape(projects_dir) + b"\n"
+
+
+class QuietFile:
+    """The old file merged, line by line, with a walk of the projects folder into the new
+    one; written only where they differ, and only once it is known they do.
+
+    For each transcript the walk meets, in order: `take` its old line, then `keep` it
+    (unchanged), `put` a new one, or `drop` it (the transcript now says something).
+    Lines of transcripts the walk did not meet are dropped (gone, and they said
+    nothing), unless the walk was cut short: then `finish(whole=False)` keeps them.
+    """
+
+    def __init__(self, path: Path | None, projects_dir: str, *, go_on: bool = False) -> None:
+        """go_on: start where the last scan, cut short, stopped (`start`), taking the
+        lines before that point as they are (the SessionStart hook's way, which has a
+        deadline); else from the first transcript, checking them all (a scan's)."""
+        self.path, self._header = path, _header(projects_dir)
+        self.start: str | None = None  # the walk begins at this transcript (None: the first)
+        self._old: BinaryIO | None = None
+        self._line = b""  # the old line not yet passed (b"": none left)
+        self._relative: str | None = None
+        self._clean = 0  # old bytes up to here are the new file's too, so far
+        self._new: BinaryIO | None = None
+        self._temp: Path | None = None
+        self._broken = path is None  # nothing to keep (or the state folder refuses it)
+        if path is None:
+            return
+        with contextlib.suppress(OSError):
+            old = path.open("rb")
+            if old.readline() != self._header:
+                old.close()  # another projects folder's, or not this version's: start afresh
+                return
+            self._old, self._clean = old, len(self._header)
+            stop = _stopped_at(path, os.fstat(old.fileno()).st_size) if go_on else None
+            if stop is not None:
+                self._clean, self.start = stop
+                old.seek(self._clean)
+        self._advance()
+
+    def _advance(self) -> None:
+        self._line, self._relative = b"", None
+        while self._old is not None:
+            line = self._old.readline()
+            if not line:
+                self._old.close()
+                self._old = None
+                return
+            parts = line.rstrip(b"\n").split(b" ", 3)
+            if len(parts) == 4:
+                self._line, self._relative = line, _unescape(parts[3])
+                return
+            self._differ()  # a damaged line is dropped: its transcript is read again
+            self._clean += len(line)
+
+    def take(self, relative: str) -> bytes | None:
+        """relative's old line, if the file has one; lines before it are dropped."""
+        if self._relative is not None and self._relative != relative:
+            wanted = walk_key(relative)
+            while self._relative is not None and walk_key(self._relative) < wanted:
+                self._differ()
+                self._advance()
+        if self._relative != relative:
+            return None
+        line = self._line
+        self._advance()
+        return line
+
+    def keep(self, line: bytes) -> None:
+        if self._new is not None:
+            self._new.write(line)
+        else:
+            self._clean += len(line)
+
+    def put(self, relative: str, cursor: QuietCursor) -> None:
+        self._differ()
+        if self._new is not None:
+            size, offset, check = cursor.size, cursor.offset, cursor.check.encode()
+            self._new.write(b"%d %d %s %s\n" % (size, offset, check, _escape(relative)))
+
+    def drop(self) -> None:
+        self._differ()
+
+    def _differ(self) -> None:
+        """From here on the new file differs from the old: start it, with the old lines
+        kept so far."""
+        if self._new is not None or self._broken:
+            return
+        assert self.path is not None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            sweep_temps(self.path)  # left by a run that was killed while it wrote
+            self._temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+            with contextlib.suppress(FileNotFoundError):
+                self._temp.unlink()
+            self._new = os.fdopen(os.open(self._temp, NEW_FLAGS, 0o644), "wb")
+            self._new.write(self._header)
+            if self._clean > len(self._header):
+                with self.path.open("rb") as old:
+                    old.seek(len(self._header))
+                    left = self._clean - len(self._header)
+                    while left:
+                        chunk = old.read(min(left, 1 << 20))
+                        if not chunk:
+                            raise OSError(errno.EIO, "the old file shrank", str(self.path))
+                        self._new.write(chunk)
+                        left -= len(chunk)
+        except OSError:
+            self._broken = True  # a cache clarity cannot keep: the next scan reads again
+            self._abort()
+        except BaseException:
+            self._abort()  # cut short while it copied: the old file stays the one to keep
+            raise
+
+    def finish(self, *, stopped_at: str | None = None) -> None:
+        """Put the new file in place, if it differs (not fsynced: a cache, whose loss only
+        costs a read). stopped_at: the transcript at which the walk was cut short; the
+        lines of those it did not reach are kept as they were, and the next scan that
+        goes on starts there."""
+        if stopped_at is None and self._line:
+            self._differ()  # the rest were not met: gone
+        mark = self._new.tell() if self._new is not None else self._clean
+        try:
+            if self._new is not None and self._temp is not None:
+                if stopped_at is not None:
+                    while self._line:
+                        self._new.write(self._line)
+                        self._advance()
+                self._new.close()
+                self._new = None
+                assert self.path is not None  # a file to write has a path
+                self._temp.replace(self.path)
+            if self.path is not None and not self._broken:
+                _mark_stop(self.path, None if stopped_at is None else (mark, stopped_at))
+        except OSError:
+            pass  # kept as it was: the next scan reads again what this one read
+        finally:
+            self._abort()
+            if self._old is not None:
+                self._old.close()
+                self._old = None
+
+    def _abort(self) -> None:
+        if self._new is not None:
+            self._new.close()
+            self._new = None
+        if self._temp is not None:
+            with contextlib.suppress(OSError):
+                self._temp.unlink()
+            self._temp = None
+
+
+def _stop_file(path: Path) -> Path:
+    return path.with_name(path.name + ".stop")
+
+
+def _stopped_at(path: Path, size: int) -> tuple[int, str] | None:
+    """Where the last scan cut short stopped: the offset of its line in the file of that
+    size, and its transcript; None if it finished, or the file is another since."""
+    try:
+        offset, at, relative = _stop_file(path).read_bytes().split(b" ", 2)
+        if int(at) == size and 0 < int(offset) <= size:
+            return int(offset), _unescape(relative)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _mark_stop(path: Path, stop: tuple[int, str] | None) -> None:
+    """Say where a scan cut short stopped (None: it went through, next time from the top)."""
+    marker = _stop_file(path)
+    if stop is None:
+        with contextlib.suppress(FileNotFoundError):
+            marker.unlink()
+        return
+    offset, relative = stop
+    size = path.stat().st_size
+    write_atomic(marker, b"%d %d %s" % (offset, size, _escape(relative)), durable=False)
+
+
+def parse(line: bytes) -> QuietCursor | None:
+    size, offset, check, _ = line.split(b" ", 3)
+    try:
+        return QuietCursor(int(size), int(offset), check.decode("ascii"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def unchanged(line: bytes, size: int) -> bool:
+    """Whether a transcript kept by this line is as it was (transcripts only grow)."""
+    return line.startswith(b"%d " % size)
