@@ -25,7 +25,7 @@ from typing import Any
 from clarity.errors import ClarityError
 from clarity.executable import unsafe_character
 from clarity.managed import Outcome, write_text
-from clarity.settings_files import dump_json, parse_json
+from clarity.settings_files import dump_json, parse_json, read_settings_text
 
 EVENT = "SessionStart"
 MATCHER = "startup|resume"  # a session that starts or comes back; not /clear or compaction
@@ -65,7 +65,7 @@ class HookChange:
 def _load(path: Path) -> dict[str, Any] | None:
     """The settings as a dict; None when there is no file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_settings_text(path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:

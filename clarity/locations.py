@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -39,10 +38,14 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
 
 
 def _read_settings(settings_file: Path) -> Mapping[str, Any]:
+    from clarity.settings_files import parse_json, read_settings_text
+
     try:
-        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        settings = parse_json(read_settings_text(settings_file))
     except (OSError, ValueError):
-        return {}  # Claude Code's file, not ours: unreadable means "no setting"
+        # Claude Code's file, not ours (a repository's, often): unreadable (not a regular
+        # file, too big, not JSON, which Claude Code would not read either) is "no setting"
+        return {}
     return settings if isinstance(settings, dict) else {}
 
 

@@ -1,4 +1,9 @@
-"""Settings files that are someone else's: Claude Code's settings.json (issue 26).
+"""Settings files a person writes: clarity's config.toml, Claude Code's settings.json
+(issue 26).
+
+Each is read only if it is a regular file (through a link: a user may keep theirs
+in a dotfiles repository) of a sane size, so that a FIFO, /dev/zero or a link
+loop in its place is an error, never a hang or a read without end.
 
 clarity edits the user's settings.json to add its hook, and everything it does
 not touch must be written back as the user wrote it. Python's json module
@@ -12,12 +17,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+from clarity.fsio import read_regular
+
+SETTINGS_LIMIT = 4 << 20  # bytes: far past any settings file a person writes
 _INDENT = "  "  # json.dumps(indent=2): what clarity has always written
 # The containers dump_json has open: their items still to write (numbered, keyed when
 # an object's) and the bracket that closes each.
 _Stack = list[tuple[Iterator[tuple[int, tuple[str | None, Any]]], str]]
+
+
+def read_settings_text(path: Path) -> str:
+    """The text of the settings file at path. OSError: FileNotFoundError when there is
+    none, EINVAL when it (or what it links to) is not a regular file, ELOOP for a link
+    loop, EFBIG past SETTINGS_LIMIT; ValueError when it is not UTF-8."""
+    return read_regular(path, SETTINGS_LIMIT, follow=True).decode("utf-8")
 
 
 class SpeltInt(int):
