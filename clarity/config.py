@@ -216,6 +216,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ClarityError(f"{path}: not valid TOML ({error}); fix or remove the file") from None
+    except RecursionError:  # arrays or tables deeper than tomllib's recursion goes
+        raise ClarityError(f"{path}: nested too deeply to read; fix or remove the file") from None
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise ClarityError(f'{path}: unknown key "{unknown[0]}" (known keys: {", ".join(KEYS)})')

@@ -65,11 +65,13 @@ def _not_json(name: str) -> Any:
 
 def parse_json(text: str) -> Any:
     """The JSON value in text, numbers kept as spelt; ValueError (one line) for text
-    that is not strict JSON."""
+    that is not strict JSON or is nested too deeply to read."""
     try:
         return json.loads(
             text, parse_int=SpeltInt, parse_float=SpeltFloat, parse_constant=_not_json
         )
+    except RecursionError:  # deeper than Python's parser goes (some hundreds of levels)
+        raise ValueError("nested too deeply to read") from None
     except ValueError as error:
         raise ValueError(f"not valid JSON ({error})") from None
 

@@ -167,3 +167,52 @@ def test_install_command_leaves_a_settings_file_that_is_not_a_file_alone(
 
     assert "not a regular file" in said
     assert sorted(path.name for path in claude.iterdir()) == ["settings.json"]  # nothing written
+
+
+# Nested deeper than Python's parsers go: a RecursionError, unless clarity catches it.
+
+DEEP = 100_000
+DEEP_JSON = ["[" * DEEP, '{"a":' * DEEP, '{"a":' * DEEP + "1" + "}" * DEEP]
+
+
+@pytest.mark.parametrize("text", DEEP_JSON, ids=["arrays", "objects", "objects, closed"])
+def test_a_projects_settings_nested_too_deep_are_no_setting(
+    cli, isolated_home: Path, project: Path, monkeypatch: pytest.MonkeyPatch, text: str
+):
+    (project / ".claude" / "settings.json").write_text(text)
+    monkeypatch.chdir(project)
+
+    scanned = cli("scan", "--json", "--print-only")
+
+    assert scanned.exit_code == 0, scanned.stderr
+    assert scanned.json()["plans_dir"] == str(isolated_home / ".claude" / "plans")
+
+
+@pytest.mark.parametrize("text", DEEP_JSON, ids=["arrays", "objects", "objects, closed"])
+def test_install_command_leaves_settings_nested_too_deep_alone(cli, isolated_home: Path, text: str):
+    settings = isolated_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(text)
+
+    result = cli("install-command", "--hook")
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"clarity: error: {settings}: nested too deeply to read; "
+        "clarity leaves it alone: fix it, then try again\n"
+    )
+    assert settings.read_text() == text
+    assert sorted(path.name for path in settings.parent.iterdir()) == ["settings.json"]
+
+
+def test_a_config_nested_too_deep_is_an_error_naming_it(cli, isolated_home: Path):
+    config = isolated_home / ".config" / "clarity" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("stale_days = " + "[" * DEEP + "\n")
+
+    result = cli("scan", "--print-only")
+
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"clarity: error: {config}: nested too deeply to read; fix or remove the file\n"
+    )
