@@ -22,6 +22,7 @@ from clarity.locations import (
     default_archive_dir,
     default_plans_dir,
     expand_home,
+    path_problem,
 )
 from clarity.markers import DEFAULT_MARKERS
 from clarity.model import Retention, Thresholds
@@ -68,6 +69,9 @@ def _markers(value: Any) -> tuple[str, ...]:
 def _path(value: Any) -> Path:
     if not isinstance(value, str | Path) or not str(value).strip():
         raise ValueError("must be a path")
+    problem = path_problem(str(value))
+    if problem is not None:
+        raise ValueError(problem)
     try:
         return expand_home(value)
     except ClarityError as error:  # a user this machine does not have: the key is named
