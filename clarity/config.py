@@ -7,6 +7,7 @@ anywhere is a ClarityError naming where it came from and what is wrong.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,9 +22,11 @@ from clarity.locations import (
     default_archive_dir,
     default_plans_dir,
     expand_home,
+    path_problem,
 )
 from clarity.markers import DEFAULT_MARKERS
 from clarity.model import Retention, Thresholds
+from clarity.settings_files import read_settings_text
 
 _DEFAULTS = Thresholds()
 PROTECT_HOURS = 24.0  # a plan a Claude Code session used this recently is kept (SPEC 9)
@@ -66,6 +69,9 @@ def _markers(value: Any) -> tuple[str, ...]:
 def _path(value: Any) -> Path:
     if not isinstance(value, str | Path) or not str(value).strip():
         raise ValueError("must be a path")
+    problem = path_problem(str(value))
+    if problem is not None:
+        raise ValueError(problem)
     try:
         return expand_home(value)
     except ClarityError as error:  # a user this machine does not have: the key is named
@@ -197,18 +203,25 @@ class Settings(NamedTuple):
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+    """The config file's keys; {} when there is none. One that is there but cannot be
+    read (a FIFO, a device, a link loop or to nothing) is an error, never passed over."""
+    try:
+        text = read_settings_text(path)
+    except OSError as error:
+        if not os.path.lexists(path):
+            return {}  # most runs have no config file
+        reason = "it links to nothing" if isinstance(error, FileNotFoundError) else error.strerror
+        raise ClarityError(f"cannot read config {path}: {reason}; fix or remove it") from None
+    except ValueError as error:  # not UTF-8
+        raise ClarityError(f"{path}: not valid TOML ({error}); fix or remove the file") from None
     import tomllib  # here: most runs have no config file, and every run starts here
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ClarityError(
-            f"cannot read config {path}: {error.strerror}; fix or remove it"
-        ) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
         raise ClarityError(f"{path}: not valid TOML ({error}); fix or remove the file") from None
+    except RecursionError:  # arrays or tables deeper than tomllib's recursion goes
+        raise ClarityError(f"{path}: nested too deeply to read; fix or remove the file") from None
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise ClarityError(f'{path}: unknown key "{unknown[0]}" (known keys: {", ".join(KEYS)})')

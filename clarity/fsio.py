@@ -134,10 +134,14 @@ def append_durably(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
-def read_regular(path: Path, limit: int | None = None) -> bytes:
+def read_regular(path: Path, limit: int | None = None, *, follow: bool = False) -> bytes:
     """A regular file's bytes, never through a link (OSError ELOOP) and never a FIFO or a
-    device (OSError EINVAL); past limit bytes it is not a file clarity wrote (EFBIG)."""
-    fd = os.open(path, READ_FLAGS)
+    device (OSError EINVAL); past limit bytes it is not a file clarity wrote (EFBIG).
+
+    follow: a link is followed (a user's file kept elsewhere), still to a regular file
+    only: what was opened is checked, and O_NONBLOCK keeps a FIFO from hanging the open.
+    """
+    fd = os.open(path, (READ_FLAGS & ~_NOFOLLOW) if follow else READ_FLAGS)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -9,13 +9,13 @@ Claude Code reads hooks from its settings files:
 settings.json is the user's file, full of their own keys and hooks, so it is
 edited, never replaced: clarity adds or updates its one entry (known by the
 `-m clarity.hook` its command ends with), keeps every other key, hook and the
-order of keys, and writes the result atomically. A file that is not a JSON
-object is refused with nothing written: clarity will not guess at what it meant.
+order of keys and the spelling of every number (clarity.settings_files), and
+writes the result atomically. A file that is not a JSON object is refused with
+nothing written: clarity will not guess at what it meant.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from typing import Any
 from clarity.errors import ClarityError
 from clarity.executable import unsafe_character
 from clarity.managed import Outcome, write_text
+from clarity.settings_files import dump_json, parse_json, read_settings_text
 
 EVENT = "SessionStart"
 MATCHER = "startup|resume"  # a session that starts or comes back; not /clear or compaction
@@ -64,7 +65,7 @@ class HookChange:
 def _load(path: Path) -> dict[str, Any] | None:
     """The settings as a dict; None when there is no file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_settings_text(path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:
@@ -73,10 +74,10 @@ def _load(path: Path) -> dict[str, Any] | None:
             f"cannot read {path}: {reason or error}; fix it, then try again"
         ) from None
     try:
-        settings = json.loads(text)
+        settings = parse_json(text)
     except ValueError as error:
         raise ClarityError(
-            f"{path} is not valid JSON ({error}); clarity leaves it alone: fix it, then try again"
+            f"{path}: {error}; clarity leaves it alone: fix it, then try again"
         ) from None
     if not isinstance(settings, dict):
         raise ClarityError(f"{path} is not a JSON object; clarity leaves it alone")
@@ -105,7 +106,7 @@ def check_settings(path: Path) -> None:
 
 
 def _save(path: Path, settings: dict[str, Any]) -> None:
-    write_text(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+    write_text(path, dump_json(settings))
 
 
 def _entry(command: str) -> dict[str, Any]:

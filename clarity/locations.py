@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -28,6 +27,19 @@ def expand_home(path: str | Path) -> Path:
         ) from None
 
 
+def path_problem(text: str) -> str | None:
+    """Why text can name no file here, or None. A NUL ends a path at the system call; a
+    lone surrogate has no bytes (except U+DC80..U+DCFF: how Python holds a name's bytes
+    that are not UTF-8, in argv and the environment, which are a real path)."""
+    if "\0" in text:
+        return "has a NUL character, which no path can hold"
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        return "has a character no path can hold (a lone surrogate)"
+    return None
+
+
 class Located(NamedTuple):
     path: Path
     source: str
@@ -39,10 +51,14 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
 
 
 def _read_settings(settings_file: Path) -> Mapping[str, Any]:
+    from clarity.settings_files import parse_json, read_settings_text
+
     try:
-        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        settings = parse_json(read_settings_text(settings_file))
     except (OSError, ValueError):
-        return {}  # Claude Code's file, not ours: unreadable means "no setting"
+        # Claude Code's file, not ours (a repository's, often): unreadable (not a regular
+        # file, too big, not JSON, which Claude Code would not read either) is "no setting"
+        return {}
     return settings if isinstance(settings, dict) else {}
 
 
@@ -88,7 +104,17 @@ class ClaudeSettings:
 
 
 def _plans_directory(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+    """A plansDirectory that can name a folder, else None: passed over, as a value of the
+    wrong type is. Claude Code could not use a NUL (its file calls refuse it) or a lone
+    surrogate (a `\\ud800` escape: it would write another name) as the folder either, and
+    a repository's file must not stop clarity from running in it."""
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value
 
 
 CLAUDE_CLEANUP_DAYS = 30.0  # Claude Code's default cleanupPeriodDays

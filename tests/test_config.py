@@ -290,3 +290,52 @@ def test_bad_agent_settings_are_one_line_errors(isolated_home: Path, text, probl
     write_config(isolated_home, text)
     with pytest.raises(ClarityError, match=problem):
         settings()
+
+
+# Paths no file can have (issue 26 item 6): a NUL, or a lone surrogate that is not an
+# undecodable byte. One line naming where the value came from, never an internal error.
+
+
+@pytest.mark.parametrize("key", ["plans_dir", "archive_dir"])
+def test_a_config_path_with_a_nul_is_an_error_naming_the_key(
+    cli, isolated_home: Path, key: str
+) -> None:
+    path = write_config(isolated_home, f'{key} = "/x\\u0000y"\n')
+    (isolated_home / ".claude" / "plans").mkdir(parents=True)
+
+    result = cli("scan", "--print-only")
+
+    assert result.exit_code == 2
+    (said,) = result.stderr.splitlines()
+    assert said.startswith(f"clarity: error: {path}: {key}: ")
+    assert "NUL" in said
+
+
+@pytest.mark.parametrize(("value", "problem"), [("/x\0y", "NUL"), ("/x\ud800y", "lone surrogate")])
+def test_an_option_or_env_path_no_file_can_have_is_an_error(value: str, problem: str) -> None:
+    # A shell cannot pass either (argv and the environment hold no NUL, and undecodable
+    # bytes arrive as U+DC80..U+DCFF), so the values are given as the CLI hands them on.
+    with pytest.raises(ClarityError, match=f"^--plans-dir: .*{problem}"):
+        settings(plans_dir=Path(value))
+    with pytest.raises(ClarityError, match=f"^CLARITY_ARCHIVE_DIR=.*{problem}"):
+        settings({"CLARITY_ARCHIVE_DIR": value})
+
+
+def test_a_path_of_bytes_that_are_not_utf8_is_a_path(tmp_path: Path) -> None:
+    # what os.environ and sys.argv hold for a name that is not UTF-8: b"\xff" is "\udcff"
+    named = str(tmp_path / "plans-\udcff")
+    assert settings({"CLARITY_PLANS_DIR": named}).plans_dir == Path(named)
+    assert settings(plans_dir=named).plans_dir == Path(named)
+
+
+@pytest.mark.parametrize("value", ["\ud800", "a\u0000b", "docs/\udcff"])
+def test_a_plans_directory_claude_code_could_not_use_is_passed_over(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    root = project(tmp_path / "proj", "settings.json", "docs/plans")
+    project(root, "settings.local.json", value)  # wins, but names no folder
+    monkeypatch.chdir(root)
+
+    assert settings(cwd=root).plans_dir == (root / "docs" / "plans").resolve()
+    scanned = cli("scan", "--print-only")
+    assert "internal error" not in scanned.stderr

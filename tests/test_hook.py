@@ -142,7 +142,17 @@ def test_a_moved_clarity_updates_its_hook_in_place(cli, settings_file: Path):
 
 @pytest.mark.parametrize(
     "text",
-    ["{not json", "", "[1, 2]", '{"hooks": []}', '{"hooks": {"SessionStart": {}}}'],
+    [
+        "{not json",
+        "",
+        "[1, 2]",
+        '{"hooks": []}',
+        '{"hooks": {"SessionStart": {}}}',
+        # Not JSON: Claude Code's parser rejects them, so clarity must not write them back.
+        '{"x": NaN}',
+        '{"x": [Infinity]}',
+        '{"x": {"y": -Infinity}}',
+    ],
 )
 def test_settings_clarity_cannot_read_are_refused_with_nothing_written(
     cli, settings_file: Path, text: str
@@ -158,6 +168,33 @@ def test_settings_clarity_cannot_read_are_refused_with_nothing_written(
         assert "clarity leaves it alone" in result.stderr
         assert settings_file.read_text() == text
         assert not (settings_file.parent / "skills").exists()
+
+
+SPELT = (
+    '{"huge": 1e999999, "tiny": -1.0E-400, "kept": 1.10, "exp": 2E+3, "minus zero": -0,\n'
+    ' "long": 123456789012345678901234567890, "lone": "\\ud800", "list": [0.50, 7]}'
+)
+
+
+def spelt(text: str) -> Any:
+    """The JSON's values with each number as its text: what Claude Code parses, spelling and all."""
+    return json.loads(text, parse_float=lambda s: ("number", s), parse_int=lambda s: ("number", s))
+
+
+def test_numbers_and_strings_are_written_back_as_they_were_written(cli, settings_file: Path):
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text(SPELT)
+
+    assert cli("install-command", "--hook").exit_code == 0
+
+    written = settings_file.read_text(encoding="utf-8")
+    assert '"huge": 1e999999' in written and "Infinity" not in written
+    kept = spelt(written)
+    assert "SessionStart" in kept.pop("hooks")
+    assert kept == spelt(SPELT)
+    assert list(kept) == list(spelt(SPELT))
+    assert cli("uninstall-command", "--hook").exit_code == 0
+    assert spelt(settings_file.read_text(encoding="utf-8")) == spelt(SPELT)
 
 
 def test_a_projects_hook_goes_to_its_local_settings(cli, isolated_home: Path, monkeypatch):
