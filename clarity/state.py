@@ -9,6 +9,15 @@
                                    (restores also say which plans to keep active a while)
         running          the run in progress; gone once it ends
         lock, owner      held (and who holds it) while a run moves files
+    <state dir>/archives/<archive name>-<hash>/
+        archive_dir      the archive this folder is for (for people)
+        lock             held while a run changes that archive's index
+
+Plans dirs may share an archive, so its index has a lock of its own, taken
+after the plans dir's (never the other way round: no deadlock) and held for
+one change of the index, not a run: two runs in two dirs still move in parallel.
+It lives here, in clarity's own folder, not in the archive, which a person may
+have made read-only. Both locks are fcntl locks: the OS drops a killed run's.
 
 Every file but the cache is plain text a person can read. Writes are atomic (temp file,
 fsync, rename) so a kill never leaves a half-written proposal.
@@ -17,6 +26,7 @@ fsync, rename) so a kill never leaves a half-written proposal.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -32,10 +42,17 @@ if TYPE_CHECKING:
     from filelock import BaseFileLock
 
 LOCK_WAIT_SECONDS = 10.0  # a second apply waits this long for the first, then gives up
+# An archive's lock is held for one index change, not a run, so a run can wait long for
+# it; giving up leaves the change for the next run (executor/indexing.py).
+ARCHIVE_LOCK_WAIT_SECONDS = 60.0
 
 
-def _folder_name(plans_dir: Path) -> str:
-    real = os.path.realpath(plans_dir)
+class ArchiveLockError(OSError):
+    """The archive's lock was not had (held too long by another run, or not makeable)."""
+
+
+def _folder_name(directory: Path) -> str:
+    real = os.path.realpath(directory)
     digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:12]
     readable = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(real).name)[:40] or "root"
     return f"{readable}-{digest}"
@@ -151,6 +168,34 @@ class DirState(NamedTuple):
         finally:
             if file_lock is not None:
                 file_lock.release()
+
+    @contextlib.contextmanager
+    def archive_lock(self, archive_dir: Path) -> Iterator[None]:
+        """Hold the lock of the archive's index, for one read-change-write of it. Call
+        with this directory's lock held; take no other lock inside. Raises ArchiveLockError.
+        """
+        from filelock import FileLock, Timeout
+
+        # Beside dirs/: every plans dir's state (root = <state dir>/dirs/<name>) finds it.
+        folder = self.root.parent.parent / "archives" / _folder_name(archive_dir)
+        wait = ARCHIVE_LOCK_WAIT_SECONDS
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            label = folder / "archive_dir"
+            if not label.exists():
+                write_atomic(label, os.fsencode(archive_dir) + b"\n")
+            file_lock = FileLock(folder / "lock")
+            file_lock.acquire(timeout=wait)
+        except Timeout:
+            text = f"another clarity run held the archive's lock over {wait:g} s"
+            raise ArchiveLockError(errno.ETIMEDOUT, text, str(folder / "lock")) from None
+        except OSError as error:
+            text = f"cannot make the archive's lock: {error.strerror or error}"
+            raise ArchiveLockError(error.errno or 0, text, str(folder)) from None
+        try:
+            yield
+        finally:
+            file_lock.release()
 
     def _owner(self) -> str:
         try:

@@ -27,7 +27,7 @@ from clarity.archive import (
     write_index_md,
 )
 from clarity.fsio import write_atomic
-from clarity.state import DirState
+from clarity.state import ArchiveLockError, DirState
 
 Key = tuple[str, str]  # (run, path): an index record's identity
 
@@ -121,33 +121,65 @@ def update_index(
     """Make these changes (and any left pending) to the index; what could not be done.
 
     Never raises for the index's sake: a change that fails is kept for the
-    next run, and the returned lines say so.
+    next run, and the returned lines say so. Call with the plans dir's lock held.
     """
-    left = _load_pending(state, archive_dir)
     adds = list(adds)
-    # A change made now overrides one left pending: a record taken out and put back
-    # (a restore undone) is in the index afterwards, and the other way round.
+    try:
+        # Another plans dir may share this archive: its index is read, changed and
+        # rendered under the archive's own lock, or a change made meanwhile is lost.
+        with state.archive_lock(archive_dir):
+            return _update(state, archive_dir, adds, removes, render=render)
+    except ArchiveLockError as error:
+        change = _merged(_load_pending(state, archive_dir), adds, removes)
+        return _keep_for_later(state, archive_dir, change, error)
+
+
+def _merged(left: _Pending, adds: list[dict[str, Any]], removes: Collection[Key]) -> _Pending:
+    """The changes left pending and these, as one: a change made now overrides one left
+    pending, so a record taken out and put back (a restore undone) is in the index
+    afterwards, and the other way round."""
     added = {record_key(record) for record in adds}
     all_removes = (left.removes - added) | set(removes)
     all_adds = [r for r in [*left.adds, *adds] if record_key(r) not in all_removes]
-    problems: list[str] = []
+    return _Pending(all_adds, all_removes, left.others)
+
+
+def _update(
+    state: DirState,
+    archive_dir: Path,
+    adds: list[dict[str, Any]],
+    removes: Collection[Key],
+    *,
+    render: bool,
+) -> IndexReport:
+    """update_index's work, with the archive's lock held."""
+    left = _load_pending(state, archive_dir)
+    change = _merged(left, adds, removes)
     try:
-        lines = change_index(archive_dir, all_adds, all_removes)
+        lines = change_index(archive_dir, change.adds, change.removes)
     except OSError as error:
-        try:
-            _save_pending(state, archive_dir, _Pending(all_adds, all_removes, left.others))
-        except OSError as save_error:
-            problems.append(f"and the change could not be kept for later: {save_error}")
-        what = f"{len(all_adds)} record(s) to add, {len(all_removes)} to remove"
-        failed = (
-            f"the archive's index {archive_dir / INDEX_JSONL} was not updated "
-            f"({_why(error)}); the plans themselves are in place. Fix that and run clarity "
-            f"apply, archive or undo again: it makes the change left ({what})"
-        )
-        return IndexReport([failed, *problems], [])
+        return _keep_for_later(state, archive_dir, change, error)
     if left.adds or left.removes:
         _save_pending(state, archive_dir, _Pending([], set(), left.others))
     return _render(archive_dir, lines) if render else NOTHING
+
+
+def _keep_for_later(
+    state: DirState, archive_dir: Path, change: _Pending, error: OSError
+) -> IndexReport:
+    """Keep a change the index did not take for the next run; the lines saying so."""
+    problems: list[str] = []
+    try:
+        _save_pending(state, archive_dir, change)
+    except OSError as save_error:
+        problems.append(f"and the change could not be kept for later: {save_error}")
+    what = f"{len(change.adds)} record(s) to add, {len(change.removes)} to remove"
+    failed = (
+        f"the archive's index {archive_dir / INDEX_JSONL} was not updated "
+        f"({_why(error)}); the plans themselves are in place. Fix that and run clarity "
+        f"apply, archive or undo again: it makes the change left ({what})"
+    )
+    return IndexReport([failed, *problems], [])
 
 
 def _render(archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
