@@ -29,6 +29,7 @@ from clarity.errors import ClarityError
 from clarity.executable import unsafe_character
 from clarity.managed import Change, CommentStyle, Outcome, install, is_untouched, remove
 from clarity.printable import printable
+from clarity.settings_files import read_settings_text
 
 SKILL_NAME = "clarity"
 SKILL_FILE = "SKILL.md"
@@ -165,7 +166,7 @@ def _retire_legacy(base: Path) -> tuple[Change | None, Path | None]:
     """Remove the older commands/clarity.md if clarity wrote it and nobody edited it."""
     path = legacy_command_path(base)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_settings_text(path)  # a FIFO or a device there: kept, never a hang
     except FileNotFoundError:
         return None, None
     except (OSError, UnicodeDecodeError):

@@ -216,3 +216,19 @@ def test_a_config_nested_too_deep_is_an_error_naming_it(cli, isolated_home: Path
     assert result.stderr == (
         f"clarity: error: {config}: nested too deeply to read; fix or remove the file\n"
     )
+
+
+@pytest.mark.parametrize("make", NOT_REGULAR, ids=lambda make: make.__name__)
+@pytest.mark.parametrize("where", ["skills/clarity/SKILL.md", "commands/clarity.md"])
+def test_a_skill_file_that_is_not_a_file_is_one_line_or_kept_never_a_hang(
+    isolated_home: Path, make: Callable[[Path], None], where: str
+) -> None:
+    target = isolated_home / ".claude" / where
+    target.parent.mkdir(parents=True)
+    make(target)
+    ran = clarity("install-command", cwd=isolated_home)
+    if where.startswith("skills"):
+        one_error_line(ran, str(target))
+    else:  # the old command's place: not clarity's to remove, so it is kept and said
+        assert ran.returncode == 0, ran.stderr
+    assert target.is_symlink() or target.is_fifo()
