@@ -46,6 +46,7 @@ class Evidence(NamedTuple):
     sessions: Mapping[str, SessionEvidence] = _NO_SESSIONS  # each plan's latest approval
     agent: Mapping[str, Advice] = _NO_ADVICE  # verdicts the person lets decide (agent_archives)
     restored: Mapping[str, float] = _NO_RESTORES  # when `clarity restore` put a plan back
+    presented: frozenset[str] = frozenset()  # plans a session presented or approved
 
 
 def follows_parent_reason(parent: str) -> str:
@@ -201,14 +202,39 @@ def _age(facts: PlanFacts, scan: _Scan) -> float:
 
 
 def _small_and_old(facts: PlanFacts, scan: _Scan) -> bool:
-    """Rule 3's test: what a file must be for the trash, on its own."""
     limits = scan.rules.thresholds
     return _age(facts, scan) > limits.stale_days and facts.size < limits.stale_bytes
 
 
+def _real_plan(facts: PlanFacts, scan: _Scan) -> str | None:
+    """What says a small plan was ever a real plan, not a stub (None: nothing does)."""
+    if facts.name in scan.evidence.presented or facts.name in scan.evidence.sessions:
+        return "a session presented it"
+    if facts.status is not None:
+        return "it has a status field"
+    if not facts.stub:
+        return "it has the body of a plan"
+    return None
+
+
+def _stale_on_its_own(facts: PlanFacts, scan: _Scan) -> bool:
+    """Rule 3's test, what a file must be for the trash: an abandoned stub, small and old,
+    that nothing says was ever a real plan."""
+    return _small_and_old(facts, scan) and _real_plan(facts, scan) is None
+
+
 def _held_back_note(sub: PlanFacts, scan: _Scan) -> str:
+    real = _real_plan(sub, scan) if _small_and_old(sub, scan) else None
+    if real is not None:
+        return f"not trashed: sub-plan {sub.name} is a real plan ({real})"
     age = _age(sub, scan)
     return f"not trashed: sub-plan {sub.name} is {_size(sub.size)}, {age:.1f} days old"
+
+
+def _kept_from_trash(facts: PlanFacts, scan: _Scan) -> str:
+    """Why a small, old plan is reported instead of trashed (empty: it is not small and old)."""
+    real = _real_plan(facts, scan) if _small_and_old(facts, scan) else None
+    return "" if real is None else f"; not trashed: {_size(facts.size)}, but {real}"
 
 
 def _size(size: int) -> str:
@@ -225,13 +251,17 @@ def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None 
         return Verdict(facts, PlanClass.COMPLETED, found.reason, basis=found.basis)
     limits = scan.rules.thresholds
     age = _age(facts, scan)
-    if held_back_by is None and _small_and_old(facts, scan):
+    if held_back_by is None and _stale_on_its_own(facts, scan):
         reason = (
             f"small and old: {facts.size:,} B < {limits.stale_bytes:,} B, "
             f"{age:.1f} days > {_days(limits.stale_days)}"
         )
         return Verdict(facts, PlanClass.STALE, reason)
-    held = "" if held_back_by is None else "; " + _held_back_note(held_back_by, scan)
+    held = (
+        _kept_from_trash(facts, scan)
+        if held_back_by is None
+        else "; " + _held_back_note(held_back_by, scan)
+    )
     if age > limits.dormant_days:
         found = _agent_finished(facts, scan)
         if found is not None:
@@ -274,7 +304,8 @@ def classify(
         # A group goes to the trash whole or not at all: only if every file in it
         # is small and old on its own. A stub parent must not drag real work along.
         holder = next(
-            (own[n].facts for n in sorted(names) if not _small_and_old(own[n].facts, scan)), None
+            (own[n].facts for n in sorted(names) if not _stale_on_its_own(own[n].facts, scan)),
+            None,
         )
         if holder is not None:
             own[root_name] = _classify_one(parent.facts, scan, held_back_by=holder)

@@ -39,14 +39,14 @@ from clarity.model import (
     TextStatus,
 )
 
-CACHE_FORMAT = 3  # 2: the status of SPEC 4.2; 3: its quote printable
+CACHE_FORMAT = 4  # 2: the status of SPEC 4.2; 3: its quote printable; 4: stub
 _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
 RACY_NS = 2_000_000_000  # FAT keeps mtimes to 2 s; every other filesystem is finer
 
 # One entry, a plain tuple (what marshal stores): the four FileStamp fields, then
-# mtime, title, last line, frontmatter status and pinned, warnings, sha256, and
-# the text's status (evidence and done, or None).
+# mtime, title, last line, frontmatter status and pinned, warnings, sha256, the
+# text's status (evidence and done, or None), and whether it is a stub.
 Entry = tuple[
     int,
     int,
@@ -60,6 +60,7 @@ Entry = tuple[
     tuple[str, ...],
     str | None,
     tuple[str, bool] | None,
+    bool,
 ]
 _SHA256 = 10  # where the sha256 is in an entry
 
@@ -84,6 +85,7 @@ def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
         facts.warnings,
         facts.sha256,
         None if facts.status is None else (facts.status.evidence, facts.status.done),
+        facts.stub,
     )
 
 
@@ -91,7 +93,7 @@ def _shapes() -> frozenset[tuple[type, ...]]:
     """Every tuple of field types an entry clarity writes can have."""
     text, none = (str, type(None)), type(None)
     return frozenset(
-        (int, int, int, int, float, title, last, status, bool, tuple, sha, said)
+        (int, int, int, int, float, title, last, status, bool, tuple, sha, said, bool)
         for title in text
         for last in text
         for status in text
@@ -131,13 +133,26 @@ def _facts(name: str, folder: Path, entry: Entry) -> PlanFacts:
         warnings,
         sha,
         said,
+        stub,
     ) = entry
     front = NO_FRONTMATTER if status is None and not pinned else Frontmatter(status, pinned)
     stamp = FileStamp(size, mtime_ns, inode, ctime_ns)
     text_status = None if said is None else TextStatus(*said)
     # bytes_read stays 0: nothing of the file was read this time.
     return PlanFacts(
-        name, folder, size, mtime, title, last_line, front, warnings, 0, stamp, sha, text_status
+        name,
+        folder,
+        size,
+        mtime,
+        title,
+        last_line,
+        front,
+        warnings,
+        0,
+        stamp,
+        sha,
+        text_status,
+        stub,
     )
 
 

@@ -80,6 +80,7 @@ class PlanSessions(NamedTuple):
     evidence: Mapping[str, SessionEvidence] = MappingProxyType({})  # plan -> its latest approval
     projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
     bytes_read: int = 0
+    presented: frozenset[str] = frozenset()  # plans a session presented (ExitPlanMode) or approved
 
 
 NO_SESSIONS = PlanSessions({}, frozenset())
@@ -127,6 +128,9 @@ class PlanFacts(NamedTuple):
     stamp: FileStamp | None = None  # None only for facts made up by hand (tests)
     sha256: str | None = None  # of the whole file, when it was small enough to read whole
     status: TextStatus | None = None  # what its status fields or tables say, if it has any
+    # Nothing beyond a title and a line or two (SPEC 4.5 rule 3): a seed stub, not a real
+    # plan. True for facts made by hand; the reader says False for a plan with sections.
+    stub: bool = True
 
     @property
     def path(self) -> Path:

@@ -20,6 +20,8 @@ _BLOCK_START = re.compile(  # a quote, list item, thematic break or setext H2 un
     r"^ {0,3}(?:>|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)|[-*_]{3,}[ \t]*$|-+[ \t]*$)"
 )
 _TRUE_WORDS = frozenset({"true", "yes", "on"})
+_SECTION = re.compile(r"^ {0,3}#{2,6}(?:[ \t]|$)")  # a heading below the title
+STUB_LINES = 2  # "a title and a line or two"
 
 
 class HeadFacts(NamedTuple):
@@ -156,6 +158,24 @@ def find_h1(body: str) -> str | None:
         else:
             paragraph.append(line)
     return None
+
+
+def is_stub(body: str) -> bool:
+    """Whether a plan's body (after its frontmatter) is a stub, not a real plan: no
+    section heading (plan mode writes Context, Changes, Verification...) and no more
+    than STUB_LINES lines besides its title. A title and TODO, a title alone, an empty
+    file and a checkbox line are stubs."""
+    lines = 0
+    for raw in _lines(body):
+        line = raw.strip()
+        if not line or _SETEXT_H1_UNDERLINE.match(raw) or line == "#" or line.startswith("# "):
+            continue  # blank, or the title
+        if _SECTION.match(raw):
+            return False
+        lines += 1
+        if lines > STUB_LINES:
+            return False
+    return True
 
 
 def last_nonblank_line(text: str) -> str | None:

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.model import FileStamp, PlanFacts, Skipped, TextStatus
-from clarity.plantext import FrontmatterUnclosed, HeadFacts, parse_head, parse_head_unclosed
+from clarity.plantext import (
+    FrontmatterUnclosed,
+    HeadFacts,
+    is_stub,
+    parse_head,
+    parse_head_unclosed,
+)
 from clarity.plantext import last_nonblank_line as _last_line
 from clarity.progress import Progress
 
@@ -162,6 +168,7 @@ class _TextFacts(NamedTuple):
     last_line: str | None
     status: TextStatus | None
     clean: bool  # valid UTF-8, no NUL
+    stub: bool = False  # a plan too long to read whole is no stub
 
 
 def _whole_file_facts(data: bytes) -> _TextFacts:
@@ -169,7 +176,7 @@ def _whole_file_facts(data: bytes) -> _TextFacts:
 
     text, clean = _decode(data)
     head = _head_facts(text)
-    return _TextFacts(head, _last_line(text), read_status(head.body), clean)
+    return _TextFacts(head, _last_line(text), read_status(head.body), clean, is_stub(head.body))
 
 
 _NOT_UTF8 = "not valid UTF-8 text (binary?): read with replacement characters"
@@ -212,6 +219,7 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
         FileStamp.of(info),
         sha256,
         text.status,
+        text.stub,
     )
 
 

@@ -135,7 +135,7 @@ def scan(
         if listing.plans
         else {}
     )
-    evidence = Evidence(sessions=sessions.evidence, restored=restored)
+    evidence = Evidence(sessions=sessions.evidence, restored=restored, presented=sessions.presented)
 
     def verdicts() -> tuple[Verdict, ...]:
         return classify(listing.plans, rules, now, current_names, sessions.in_use, evidence)

@@ -165,4 +165,5 @@ def find_plan_sessions(
         weighed.evidence,
         weighed.projects,
         reading.bytes_read,
+        weighed.presented,
     )

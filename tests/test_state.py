@@ -32,7 +32,9 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path: Path) -> 
 def test_a_cache_that_cannot_be_written_is_only_a_slower_next_scan(tmp_path: Path) -> None:
     blocker = tmp_path / "state"
     blocker.write_bytes(b"a file where the state folder should be")
-    cache = FactsCache({"gone.md": (1, 2, 3, 4, 5.0, None, None, None, False, (), None, None)})
+    cache = FactsCache(
+        {"gone.md": (1, 2, 3, 4, 5.0, None, None, None, False, (), None, None, True)}
+    )
     cache.save(blocker / "facts.cache")  # differs from what was loaded: tries, fails quietly
     assert blocker.read_bytes() == b"a file where the state folder should be"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]

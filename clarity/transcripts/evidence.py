@@ -60,6 +60,7 @@ class SessionFacts(NamedTuple):
     evidence: Mapping[str, SessionEvidence]  # plan -> its latest approval and what followed
     projects: Mapping[str, str]  # plan -> the working directory of the session that used it last
     known_sessions: frozenset[str]
+    presented: frozenset[str]  # plans a session presented with ExitPlanMode, or approved
 
 
 def _seconds(time: str) -> float:
@@ -108,6 +109,12 @@ def weigh(
         _approvals(sessions, cutoff),
         projects,
         frozenset(sessions),
+        frozenset(
+            event.plan
+            for session in sessions.values()
+            for event in session.events
+            if event.kind != PLAN_MODE and event.time <= cutoff
+        ),
     )
 
 
