@@ -227,6 +227,27 @@ class Session:
         self.records.append(record)
         return record
 
+    def hook_progress(self, tool_id: str, hook: str = "PostToolUse:ExitPlanMode") -> Session:
+        """What a PostToolUse hook leaves before the call's answer: the call's id, no result."""
+        data = {"type": "hook_progress", "hookEvent": hook.split(":")[0], "hookName": hook}
+        data["command"] = "true"
+        record = {**self._base("progress"), "data": data}
+        record.update(toolUseID=tool_id, parentToolUseID=tool_id)
+        self.records.append(record)
+        return self
+
+    def request_blob(self, tool_id: str, answer: str) -> Session:
+        """An api-request-blob (2.1.3xx): no time, the wire messages repeated, the call's id
+        and a tool_result among them; never the person's answer."""
+        record = self._base("api-request-blob")
+        del record["timestamp"]
+        result = {"type": "tool_result", "tool_use_id": tool_id, "content": answer}
+        record["message"] = {"role": "user", "content": [result]}
+        call = {"type": "tool_use", "id": tool_id}
+        record["messages"] = [{"role": "assistant", "content": [call]}]
+        self.records.append(record)
+        return self
+
     def write_plan(self, plan: Path, text: str) -> Session:
         """The plan written into the plans directory, as plan mode asks."""
         tool_id = self._call("Write", {"file_path": str(plan), "content": text})

@@ -49,6 +49,7 @@ APPROVALS = (
 _PLAN_MODE_ATTACHMENTS = frozenset({"plan_mode", "plan_mode_reentry"})
 
 _TOOL_USE = b'"tool_use"'
+_TOOL_RESULT = b'"tool_result"'
 _NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z]+)"')
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 _SAVED_TO = re.compile(r"Your plan has been saved to:\s*(\S+\.md)")
@@ -265,8 +266,8 @@ class Lines:
             path = _edited_path(tool_input)
             if not (isinstance(path, str) and self.plans.outside(path)):
                 return  # the plan itself (or no path): not the work
-            answer = self._answer_bounds(tool_id, end, _EDIT_ANSWER_WINDOW)
-            if answer is not None and self._failed(*answer):
+            answer = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
+            if answer is not None and answer.block.get("is_error") is True:
                 return  # refused or failed: nothing was written
             if facts.edits.get(path, "") < time:
                 facts.edits[path] = time
@@ -293,26 +294,27 @@ class Lines:
                 else:
                     facts.tasks[str(task)] = status
 
-    def _failed(self, start: int, end: int) -> bool:
-        """Whether the answer on this line says the call failed (by bytes: it may hold a file)."""
-        found = self.data.find(b'"is_error"', start, end)
-        if found == -1:
-            return False
-        return self.data[found + 10 : found + 20].lstrip(b" :").startswith(b"true")
-
-    def _answer_bounds(
-        self, tool_id: str, after: int, window: int | None
-    ) -> tuple[int, int] | None:
-        """The line after `after` that answers the call tool_id (ids are unique), by bytes."""
+    def _answer_to(self, tool_id: str, after: int, window: int | None) -> _Answer | None:
+        """The answer to the call tool_id after `after`: the record of the person's side
+        (a `user` record, with a time) whose content holds a tool_result for it. Other
+        lines that carry the id come first at times and are passed over: a PostToolUse
+        hook's `progress` record, an `api-request-blob` (no time; it repeats the wire
+        messages, the result among them)."""
         needle = json.dumps(tool_id).encode()
         stop = len(self.data) if window is None else min(len(self.data), after + window)
         position = self.data.find(needle, after, stop)
-        return None if position == -1 else self.line(position)
+        while position != -1:
+            start, end = self.line(position)
+            if self.data.find(_TOOL_RESULT, start, end) != -1:
+                answer = self._answer_in(self.record(start, end), tool_id)
+                if answer is not None:
+                    return answer
+            position = self.data.find(needle, end, stop)
+        return None
 
-    def _answer_to(self, tool_id: str, after: int, window: int | None) -> _Answer | None:
-        bounds = self._answer_bounds(tool_id, after, window)
-        record = None if bounds is None else self.record(*bounds)
-        if record is None:
+    @staticmethod
+    def _answer_in(record: dict[str, Any] | None, tool_id: str) -> _Answer | None:
+        if record is None or record.get("type") != "user" or not record.get("timestamp"):
             return None
         for block in _content_blocks(record):
             if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_id:
