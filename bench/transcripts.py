@@ -177,7 +177,8 @@ class _Writer:
         for _ in range(self.rng.randint(1, 6)):
             self.rng.choice((self.read, self.read, self.bash, self.edit, self.assistant_text))()
 
-    def plan_mode_turns(self, plan: Path, approve: bool) -> None:
+    def plan_mode_turns(self, plan: Path, approve: bool) -> str:
+        """The turns of plan mode on plan; the plan's text, which its file then holds."""
         self.user()
         attachment = {
             "type": "plan_mode",
@@ -208,6 +209,7 @@ class _Writer:
             self.edit()  # the implementation starts
         else:
             self.result(call, "The user doesn't want to proceed with this tool use.", None, True)
+        return body
 
 
 def make_transcripts(
@@ -226,18 +228,18 @@ def make_transcripts(
         start = (NOW - timedelta(days=rng.uniform(1, 90))).timestamp()
         writer = _Writer(rng, session, f"/home/dev/{project}", start)
         target = int(math.exp(rng.uniform(math.log(100_000), math.log(6_000_000))))
-        plan = None
+        plan, body = None, ""
         if files == 0 or rng.random() < 1 / 6:  # the first always: any corpus has one
             plan_sessions += 1
             plan = plans_dir / f"plan-{plan_sessions:04d}.md"
-            writer.plan_mode_turns(plan, approve=files == 0 or rng.random() < 0.8)
+            body = writer.plan_mode_turns(plan, approve=files == 0 or rng.random() < 0.8)
         while writer.size < target:
             writer.ordinary_turn()
         path = folder / f"{session}.jsonl"
         path.write_bytes(b"\n".join(writer.lines) + b"\n")
         os.utime(path, (writer.clock, writer.clock))
         if plan is not None:
-            plan.write_text(f"# Plan {plan_sessions}\n\n{writer.text(300)}\n", encoding="utf-8")
+            plan.write_text(body, encoding="utf-8")  # as the session wrote and approved it
             os.utime(plan, (writer.clock - 600, writer.clock - 600))
         written += writer.size
         files += 1

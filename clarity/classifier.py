@@ -158,7 +158,12 @@ def _unfinished(facts: PlanFacts, session: SessionEvidence) -> str | None:
         return session.withdrawn
     if session.files_edited == 0:
         return "no files edited after"
-    if facts.mtime > session.last_activity + SESSION_WRITE_SLACK:
+    if session.texts and facts.sha256 is not None:
+        # The text approved is known: the file holds it, or it as that session wrote
+        # it since, whatever its mtime says (a copy or a sync moves mtime alone).
+        if facts.sha256 not in session.texts:
+            return "the plan was edited after the session"
+    elif facts.mtime > session.last_activity + SESSION_WRITE_SLACK:
         return "the plan was edited after the session"
     if session.todos is not None and session.todos[0] < session.todos[1]:
         return "its todo list unfinished"
@@ -166,11 +171,13 @@ def _unfinished(facts: PlanFacts, session: SessionEvidence) -> str | None:
 
 
 def _session_text(session: SessionEvidence, scan: _Scan) -> str:
-    """`session 31da521d (2026-11-02): approved, 14 files edited, 6/6 todos done`"""
+    """`session 31da521d (2026-11-02): approved, 14 files edited, 6/6 todos done`, or
+    `session 403a4c4c (2026-11-24) after "clear context": 3 files edited`"""
     day = datetime.fromtimestamp(session.approved_at, scan.zone).date().isoformat()
     edited = f"{session.files_edited} file{'s' if session.files_edited != 1 else ''} edited"
     todos = "" if session.todos is None else f", {session.todos[0]}/{session.todos[1]} todos done"
-    return f"session {session.session[:8]} ({day}): approved, {edited}{todos}"
+    how = ' after "clear context": ' if session.after_clear else ": approved, "
+    return f"session {session.session[:8]} ({day}){how}{edited}{todos}"
 
 
 def _short_of_deciding(facts: PlanFacts, scan: _Scan) -> str:

@@ -68,6 +68,11 @@ class SessionEvidence(NamedTuple):
     todos: tuple[int, int] | None  # (done, total) of the session's todo list after that, if any
     last_activity: float  # the session's last write to its transcripts
     withdrawn: str | None = None  # why the approval no longer stands, if it does not
+    after_clear: bool = False  # approved with "clear context": implemented in a new chain
+    # sha256 of each text the plan file may hold for the approval to stand: the text
+    # approved, and the text after each of that session's own writes of it since. Empty:
+    # no text is known, and the file's mtime decides instead.
+    texts: frozenset[str] = frozenset()
 
 
 class PlanSessions(NamedTuple):

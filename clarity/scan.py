@@ -15,10 +15,10 @@ from clarity.facts_cache import FactsCache
 from clarity.hints import dir_options
 from clarity.locations import expand_home
 from clarity.markers import compile_markers
-from clarity.model import NO_SESSIONS, PlanSessions, ScanReport, Verdict
+from clarity.model import NO_SESSIONS, PlanFacts, PlanSessions, ScanReport, Verdict
 from clarity.progress import Progress
 from clarity.proposal import Proposal, build_proposal
-from clarity.reader import read_plans_dir
+from clarity.reader import NotARegularFile, fingerprint, read_plans_dir
 from clarity.restored import restored_plans
 from clarity.state import DirState
 
@@ -71,6 +71,32 @@ def live_sessions(
         DirState.for_plans_dir(settings.plans_dir).sessions_file,
         go_on=go_on,
     )
+
+
+def _hashed_where_compared(
+    plans: tuple[PlanFacts, ...], sessions: PlanSessions
+) -> tuple[PlanFacts, ...]:
+    """The plans, each whose approved text is known hashed whole (the reader hashes only
+    plans it reads whole): whether it still holds that text is evidence (SPEC 4.3)."""
+    if not any(
+        (found := sessions.evidence.get(facts.name)) is not None
+        and found.texts
+        and facts.sha256 is None
+        for facts in plans
+    ):
+        return plans
+    hashed = []
+    for facts in plans:
+        found = sessions.evidence.get(facts.name)
+        if found is not None and found.texts and facts.sha256 is None:
+            try:
+                whole = fingerprint(facts.path)
+                if whole.stamp == facts.stamp:  # the bytes the rest of the facts are of
+                    facts = facts._replace(sha256=whole.sha256)
+            except (OSError, NotARegularFile):
+                pass  # unreadable now: its mtime decides, as where no text is known
+        hashed.append(facts)
+    return tuple(hashed)
 
 
 Review = Callable[[ScanReport], ScanReport]  # the agent's advice on a report's dormant plans
@@ -137,8 +163,10 @@ def scan(
     )
     evidence = Evidence(sessions=sessions.evidence, restored=restored, presented=sessions.presented)
 
+    plans = _hashed_where_compared(listing.plans, sessions)
+
     def verdicts() -> tuple[Verdict, ...]:
-        return classify(listing.plans, rules, now, current_names, sessions.in_use, evidence)
+        return classify(plans, rules, now, current_names, sessions.in_use, evidence)
 
     report = ScanReport(
         plans_dir=settings.plans_dir,

@@ -155,6 +155,7 @@ class Session:
         self.sidechain = sidechain  # the agent id, for a sub-agent's transcript
         self.records: list[dict[str, Any]] = []
         self._tool = 0
+        self.slug: str | None = None  # every record carries it once set (2.1.x)
 
     def _base(self, kind: str) -> dict[str, Any]:
         self.clock += 7
@@ -173,6 +174,8 @@ class Session:
         }
         if self.sidechain is not None:
             record["agentId"] = self.sidechain
+        if self.slug is not None:
+            record["slug"] = self.slug
         return record
 
     @property
@@ -273,6 +276,45 @@ class Session:
             )
         sidecar = {"plan": text, "isAgent": self.sidechain is not None, "filePath": str(plan)}
         self._result(call, answer, sidecar)
+        return self
+
+    def cleared(self, call: str) -> Session:
+        """ "Clear context" as 2.1.12 to 2.1.119 write it in the planning session: the call
+        answered exactly like a refusal, then the interruption."""
+        self.reject(call)
+        return self.user("[Request interrupted by user for tool use]")
+
+    def implement(self, plan: Path, text: str, *, old_transcript: Path | None = None) -> Session:
+        """The first message of the chain that implements a plan approved with "clear
+        context": `Implement the following plan:`, `planContent` from 2.1.29, an origin and
+        a note naming the old transcript from 2.1.300; `slug` on every record."""
+        self.slug = plan.stem
+        content = f"Implement the following plan:\n\n{text}"
+        if self.version >= (2, 1, 300) and old_transcript is not None:
+            content += (
+                "\n\nIf you need specific details from before exiting plan mode (like exact "
+                "code snippets, error messages, or content you generated), read the full "
+                f"transcript at: {old_transcript}"
+            )
+        record = {**self._base("user"), "message": {"role": "user", "content": content}}
+        record["parentUuid"] = None
+        if self.version >= (2, 1, 29):
+            record["planContent"] = text
+        if self.version >= (2, 1, 300):
+            record["origin"] = {"kind": "auto-continuation"}
+        self.records.append(record)
+        return self
+
+    def edit_plan(self, plan: Path, old: str, new: str) -> Session:
+        """The session ticks its own plan: an Edit whose result carries the file before it."""
+        before = plan.read_text()
+        tool_id = self._call("Edit", {"file_path": str(plan), "old_string": old, "new_string": new})
+        sidecar = {"filePath": str(plan), "oldString": old, "newString": new}
+        self._result(
+            tool_id, f"The file {plan} has been updated.", {**sidecar, "originalFile": before}
+        )
+        plan.write_text(before.replace(old, new, 1))
+        os.utime(plan, (self.clock, self.clock))
         return self
 
     def reject(self, call: str, feedback: str | None = None) -> Session:

@@ -16,12 +16,17 @@ from typing import NamedTuple
 from clarity.model import SessionEvidence
 from clarity.transcripts.store import (
     APPROVED,
+    IMPLEMENTING,
     PLAN_MODE,
     PRESENTED,
     REJECTED,
+    WROTE,
     Event,
     TranscriptFacts,
 )
+
+_APPROVALS = frozenset({APPROVED, IMPLEMENTING})  # "clear context" approves in a new chain
+_PRESENTED = frozenset({PRESENTED, APPROVED, REJECTED, IMPLEMENTING})
 
 
 class _Session:
@@ -113,7 +118,7 @@ def weigh(
             event.plan
             for session in sessions.values()
             for event in session.events
-            if event.kind != PLAN_MODE and event.time <= cutoff
+            if event.kind in _PRESENTED and event.time <= cutoff
         ),
     )
 
@@ -129,12 +134,18 @@ def _approvals(sessions: Mapping[str, _Session], cutoff: str) -> dict[str, Sessi
     found: dict[str, SessionEvidence] = {}
     for plan, events in by_plan.items():
         events.sort(key=lambda item: item[0].time)
-        approvals = [index for index, (event, _) in enumerate(events) if event.kind == APPROVED]
+        approvals = [i for i, (event, _) in enumerate(events) if event.kind in _APPROVALS]
         if not approvals:
             continue  # presented and rejected, or never answered: no evidence
         approval, session_id = events[approvals[-1]]
         later = [event for event, _ in events[approvals[-1] + 1 :] if event.time > approval.time]
         session = sessions[session_id]
+        texts = {approval.text} | {  # and the session's own writes of it since
+            event.text
+            for event, by in events
+            if event.kind == WROTE and by == session_id and event.time >= approval.time
+        }
+        known = bool(approval.text)  # else only the file's mtime can tell a later change
         found[plan] = SessionEvidence(
             session=session_id,
             approved_at=_seconds(approval.time),
@@ -142,6 +153,8 @@ def _approvals(sessions: Mapping[str, _Session], cutoff: str) -> dict[str, Sessi
             todos=_todos(session, approval.time, cutoff),
             last_activity=session.last_activity,
             withdrawn=_withdrawn(later),
+            after_clear=approval.kind == IMPLEMENTING,
+            texts=frozenset(text for text in texts if text) if known else frozenset(),
         )
     return found
 

@@ -28,12 +28,15 @@ from typing import Any, NamedTuple
 
 from clarity.transcripts.store import (
     APPROVED,
+    IMPLEMENTING,
     PLAN_MODE,
     PRESENTED,
     REJECTED,
+    WROTE,
     Event,
     PendingCall,
     TranscriptFacts,
+    text_digest,
 )
 
 PLAN_PATH_KEY = "planFilePath"
@@ -49,6 +52,10 @@ APPROVALS = (
 _PLAN_MODE_ATTACHMENTS = frozenset({"plan_mode", "plan_mode_reentry"})
 
 _TOOL_USE = b'"tool_use"'
+IMPLEMENT_PREFIX = "Implement the following plan:"
+_IMPLEMENT = IMPLEMENT_PREFIX.encode()
+_TRANSCRIPT_NOTE = "\n\n\nIf you need specific details from before exiting plan mode"
+_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")  # a plan file's name, less .md
 _TOOL_RESULT = b'"tool_result"'
 _NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z]+)"')
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
@@ -158,12 +165,58 @@ class Lines:
                 start, end = self.line(position)
                 starts.add(start)
                 position = self.data.find(needle, end)
-        for start in sorted(starts):
-            record = self.record(*self.line(start))
-            if record is not None:
-                self._plan_record(record)
+        implementing = set()
+        position = self.data.find(_IMPLEMENT)
+        while position != -1:
+            start, end = self.line(position)
+            implementing.add(start)
+            position = self.data.find(_IMPLEMENT, end)
+        for start in sorted(starts | implementing):
+            bounds = self.line(start)
+            record = self.record(*bounds)
+            if record is None:
+                continue
+            if start in implementing:
+                self._implementing(record)
+            if start in starts:
+                self._plan_record(record, bounds[1])
 
-    def _plan_record(self, record: dict[str, Any]) -> None:
+    def _implementing(self, record: dict[str, Any]) -> None:
+        """The first message of a chain that implements an approved plan ("clear context"):
+        `Implement the following plan:` and the plan's text (also as `planContent` from
+        2.1.29), in a session that names no plans directory; `slug` is the plan's name."""
+        time = normal_time(record.get("timestamp"))
+        slug = record.get("slug")
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):  # the text as a block
+            texts = (b.get("text") for b in content if isinstance(b, dict))
+            content = next((t for t in texts if isinstance(t, str)), None)
+        if (
+            record.get("type") != "user"
+            or time is None
+            or not isinstance(content, str)
+            or not content.startswith(IMPLEMENT_PREFIX)
+            or not isinstance(slug, str)
+            or not _SLUG.fullmatch(slug)
+        ):
+            return  # a request blob (no time), a prompt that quotes the words, ...
+        plan = f"{slug}.md"
+        text = record.get("planContent")
+        if not isinstance(text, str):
+            # Before 2.1.29 the message alone: the plan's text, then at times a note of
+            # Claude Code's ("If you need specific details ..., read the full transcript").
+            text = content[len(IMPLEMENT_PREFIX) :].lstrip("\n")
+            note = text.find(_TRANSCRIPT_NOTE)
+            text = text if note == -1 else text[: note + 1]
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd and not self.facts.sidechain:
+            self.facts.cwd = cwd
+        self._named(plan, time)
+        self.facts.plan = plan
+        self.facts.events.append(Event(time, IMPLEMENTING, plan, "", _digest_of(text)))
+
+    def _plan_record(self, record: dict[str, Any], end: int) -> None:
         time = normal_time(record.get("timestamp"))
         if time is None:
             return
@@ -191,6 +244,7 @@ class Lines:
                     if name is not None:
                         self._named(name, time)
                         facts.plan = name  # the plan this session writes
+                        self._wrote(name, str(tool), block.get("id"), tool_input, time, end)
                 elif tool == EXIT_PLAN_MODE:
                     name = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY))
                     if name is not None:
@@ -199,6 +253,20 @@ class Lines:
                 name = self._saved_plan(record, block)
                 if name is not None:
                     self._named(name, time)
+
+    def _wrote(
+        self, plan: str, tool: str, tool_id: Any, tool_input: dict[str, Any], time: str, end: int
+    ) -> None:
+        """The session's own write of its plan, known by the text the file then holds:
+        a session may tick its plan while it works, and that is no change by anyone else."""
+        if not isinstance(tool_id, str):
+            return
+        answer = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
+        if answer is None or answer.block.get("is_error") is True:
+            return  # not written (yet): nothing the file can hold
+        text = _text_after(tool, tool_input, answer.record.get("toolUseResult"))
+        if text is not None:
+            self.facts.events.append(Event(time, WROTE, plan, tool_id, text_digest(text)))
 
     def _saved_plan(self, record: dict[str, Any], block: dict[str, Any]) -> str | None:
         """The plan an ExitPlanMode answer says it saved, if this block is one."""
@@ -274,8 +342,9 @@ class Lines:
         elif tool == EXIT_PLAN_MODE:
             plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
             if plan is not None:
-                facts.events.append(Event(time, PRESENTED, plan, tool_id))
-                self._answer(PendingCall(tool_id, plan, time), end)
+                text = _digest_of(tool_input.get("plan"))
+                facts.events.append(Event(time, PRESENTED, plan, tool_id, text))
+                self._answer(PendingCall(tool_id, plan, time, text), end)
         elif tool == "TodoWrite":
             todos = tool_input.get("todos")
             if isinstance(todos, list) and (facts.todos is None or facts.todos[0] <= time):
@@ -331,13 +400,46 @@ class Lines:
         if answer.block.get("is_error") is True:
             self.facts.events.append(Event(time, REJECTED, call.plan, call.tool_id))
         elif _result_text(answer.block).startswith(APPROVALS):
-            self.facts.events.append(Event(time, APPROVED, call.plan, call.tool_id))
+            sidecar = answer.record.get("toolUseResult")
+            approved = sidecar.get("plan") if isinstance(sidecar, dict) else None
+            text = _digest_of(approved) or call.text  # the text as approved, maybe edited
+            self.facts.events.append(Event(time, APPROVED, call.plan, call.tool_id, text))
         # anything else (sent to a team lead, pushed elsewhere) is no answer from the person
 
     def _answer_pending(self) -> None:
         pending, self.facts.pending = self.facts.pending, []
         for call in pending[-_CALLS_PER_LINE:]:  # a session asks a few times, not thousands
             self._answer(call, 0)
+
+
+def _digest_of(text: object) -> str:
+    return text_digest(text) if isinstance(text, str) and text.strip() else ""
+
+
+def _text_after(tool: str, tool_input: dict[str, Any], sidecar: Any) -> str | None:
+    """The file's text after a Write, Edit or MultiEdit, where the call and its result
+    tell it (an edit's result carries the file as it was before: `originalFile`)."""
+    if tool == "Write":
+        content = tool_input.get("content")
+        return content if isinstance(content, str) else None
+    original = sidecar.get("originalFile") if isinstance(sidecar, dict) else None
+    if not isinstance(original, str):
+        return None
+    edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
+    if not isinstance(edits, list):
+        return None
+    text = original
+    for change in edits:
+        old = change.get("old_string") if isinstance(change, dict) else None
+        new = change.get("new_string") if isinstance(change, dict) else None
+        if not isinstance(old, str) or not isinstance(new, str) or old not in text:
+            return None
+        text = (
+            text.replace(old, new)
+            if change.get("replace_all") is True
+            else text.replace(old, new, 1)
+        )
+    return text
 
 
 def _edited_path(tool_input: dict[str, Any]) -> Any:

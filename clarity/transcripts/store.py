@@ -15,6 +15,7 @@ if it still exists, is simply read again from the start.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -46,10 +47,19 @@ class Event(NamedTuple):
     kind: str  # one of EVENT_KINDS
     plan: str  # the plan's name in the plans directory
     tool_id: str = ""  # the ExitPlanMode call it belongs to, if any
+    text: str = ""  # text_digest of the plan's text it approved or wrote, where known
 
 
 PLAN_MODE, PRESENTED, APPROVED, REJECTED = "plan_mode", "presented", "approved", "rejected"
-EVENT_KINDS = frozenset({PLAN_MODE, PRESENTED, APPROVED, REJECTED})
+# The first message of a chain that implements an approved plan ("clear context"), and a
+# session's own write of its plan (the file's text after it).
+IMPLEMENTING, WROTE = "implementing", "wrote"
+EVENT_KINDS = frozenset({PLAN_MODE, PRESENTED, APPROVED, REJECTED, IMPLEMENTING, WROTE})
+
+
+def text_digest(text: str) -> str:
+    """What a plan's text is known by: the sha256 of its UTF-8 bytes, as the plan file's."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class PendingCall(NamedTuple):
@@ -58,6 +68,7 @@ class PendingCall(NamedTuple):
     tool_id: str
     plan: str
     time: str
+    text: str = ""  # text_digest of the plan it presented, where its input carries it
 
 
 class TranscriptFacts:
@@ -167,7 +178,7 @@ class TranscriptFacts:
             _text_map(edits),
             None if todos is None else _todos(todos),
             _text_map(tasks),
-            [PendingCall(*_texts(call, 3)) for call in _list(pending)],
+            [PendingCall(*_texts(call, 3, 4)) for call in _list(pending)],
         )
         return facts
 
@@ -224,8 +235,8 @@ def _ints(values: Any, count: int) -> list[int]:
     return items
 
 
-def _texts(values: Any, count: int) -> list[str]:
-    if not isinstance(values, list) or len(values) != count:
+def _texts(values: Any, count: int, most: int | None = None) -> list[str]:
+    if not isinstance(values, list) or not count <= len(values) <= (most or count):
         raise ValueError("wrong length")
     return [_text(item) for item in values]
 
@@ -237,7 +248,7 @@ def _text_map(value: Any) -> dict[str, str]:
 
 
 def _event(value: Any) -> Event:
-    event = Event(*_texts(value, 4))
+    event = Event(*_texts(value, 4, 5))
     if event.kind not in EVENT_KINDS:
         raise ValueError(f"unknown event {event.kind!r}")
     if not _TIME.fullmatch(event.time):
