@@ -164,9 +164,13 @@ def drain(controller: int) -> bytes:
 
 
 def run_process(
-    *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    unprivileged: bool = False,
 ) -> Result:
-    """Run `python -m clarity` as a separate process: what a user's shell does."""
+    """Run `python -m clarity` as a separate process: what a user's shell does.
+    unprivileged: as a user whom permissions refuse, even when the tests run as root."""
     completed = subprocess.run(
         [sys.executable, "-m", "clarity", *args],
         capture_output=True,
@@ -175,6 +179,7 @@ def run_process(
         cwd=cwd,
         timeout=120,
         check=False,
+        preexec_fn=without_root_file_access if unprivileged and AS_ROOT else None,
     )
     return Result(completed.returncode, completed.stdout, completed.stderr)
 

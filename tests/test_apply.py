@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,7 +13,6 @@ import pytest
 from clarity.proposal import load_proposal
 from clarity.state import DirState
 from tests.conftest import (
-    AS_ROOT,
     DAY,
     NOW,
     NOW_ISO,
@@ -25,7 +22,6 @@ from tests.conftest import (
     run_process,
     snapshot,
     trash_files,
-    without_root_file_access,
 )
 
 DONE_TEXT = "# Cache layer -- Done\n\nWe put a read-through cache in front of search.\n"
@@ -259,17 +255,10 @@ def test_an_unwritable_archive_dir_stops_apply_before_anything_moves(
     archive.chmod(0o555)
     before = snapshot(tmp_path)
     try:
-        completed = subprocess.run(
-            [sys.executable, "-m", "clarity", "apply", "--plans-dir", str(scanned), "--yes"],
-            capture_output=True,
-            text=True,
-            preexec_fn=without_root_file_access if AS_ROOT else None,
-            check=False,
-            timeout=120,
-        )
+        completed = run_process("apply", "--plans-dir", str(scanned), "--yes", unprivileged=True)
     finally:
         archive.chmod(0o755)
-    assert completed.returncode == 2, completed.stderr
+    assert completed.exit_code == 2, completed.stderr
     assert "cannot archive into" in completed.stderr
     assert "Permission denied" in completed.stderr
     assert snapshot(tmp_path) == before

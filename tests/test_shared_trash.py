@@ -4,8 +4,6 @@ trasher, each keep their bytes; a name claimed is never replaced."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -16,14 +14,12 @@ import pytest
 
 from clarity import fsio
 from tests.conftest import (
-    AS_ROOT,
     NOW_ISO,
     Plan,
     contents,
     make_files,
     run_process,
     trash_files,
-    without_root_file_access,
 )
 from tests.corpus import leftovers, start_clarity
 
@@ -157,23 +153,15 @@ def test_a_plan_the_plans_dir_will_not_let_go_leaves_no_copy_in_the_trash(
     plans_dir: Path, trash_elsewhere: Path, isolated_home: Path
 ) -> None:
     make_files(plans_dir, {"stub.md": Plan("# stub\n", 10)})
-    env = {**os.environ, "XDG_DATA_HOME": str(trash_elsewhere)}
-    command = [sys.executable, "-m", "clarity", "apply", "--plans-dir", str(plans_dir)]
-    subprocess.run([*command[:3], "scan", *command[4:], "--now", NOW_ISO], env=env, check=True)
+    env = {"XDG_DATA_HOME": str(trash_elsewhere)}
+    where = ("--plans-dir", str(plans_dir))
+    assert run_process("scan", *where, "--now", NOW_ISO, env=env).exit_code == 0
     plans_dir.chmod(0o555)
     try:
-        completed = subprocess.run(
-            [*command, "--yes"],
-            env=env,
-            capture_output=True,
-            text=True,
-            preexec_fn=without_root_file_access if AS_ROOT else None,
-            check=False,
-            timeout=120,
-        )
+        completed = run_process("apply", *where, "--yes", env=env, unprivileged=True)
     finally:
         plans_dir.chmod(0o755)
-    assert completed.returncode == 1, completed.stdout
+    assert completed.exit_code == 1, completed.stdout
     assert f"cannot write in {plans_dir}" in completed.stdout
     assert (plans_dir / "stub.md").read_text() == "# stub\n"
     trash = trash_elsewhere / "Trash"
