@@ -22,7 +22,14 @@ from typing import NamedTuple
 
 from clarity.model import TextStatus
 from clarity.printable import printable
-from clarity.status_words import OPEN_WORDS, plain, says_done, status_value
+from clarity.status_words import (
+    OPEN_WORDS,
+    closed_value,
+    part_done,
+    plain,
+    says_done,
+    status_value,
+)
 
 # -- where a status is written -----------------------------------------------
 
@@ -118,6 +125,16 @@ class _Text:
             ranges.append((opened.start(), len(self.text)))
         return ranges
 
+    def in_a_part_of_the_work(self, position: int) -> bool:
+        """Whether position is in a section of the work (## Phase 2, ## Next steps), whose
+        open status keeps a plan open whatever its head says; not one of a test run's
+        results or a review's ("Overall Status"), where the head's status decides."""
+        section = None
+        for heading in _SUB_HEADING.finditer(self.text, 0, position):
+            if not self.in_code(heading.start()):
+                section = heading.group(1)
+        return section is not None and _WORK_PART.search(plain(section)) is not None
+
     def in_code(self, position: int) -> bool:
         return any(start <= position < end for start, end in self._fenced)
 
@@ -199,31 +216,36 @@ def _table(text: _Text, header: str, end: int) -> _Table | None:
     """The table whose header line this is, if it tracks work: how many of its rows are done.
 
     A status table has a Status column and a column naming the work (Phase,
-    Task, Step, ...): a table of endpoints or triggers with a Status column
-    says how things are, not how far the plan got. And every one of its status
-    cells says done or open; one that says neither ("Audit usage", "200",
-    "✅ ACTIF") shows the column is about something else.
+    Task, Step, ..., or any first column that is not the status: Issue,
+    Component, Fix). And every one of its status cells says done or open, or
+    closed (N/A, skipped: a row that need not be done); one that says neither
+    ("Audit usage", "200", "✅ ACTIF") shows the column is about something
+    else, as in a table of endpoints and their HTTP status.
     """
     if "|" not in header:
         return None
     names = [plain(cell) for cell in _cells(header)]
     column = next((i for i, n in enumerate(names) if _KEY_ONLY.fullmatch(n)), None)
-    if column is None or not any(_WORK_COLUMN.search(n) for n in names):
+    if column is None or not (column > 0 or any(_WORK_COLUMN.search(n) for n in names)):
         return None
     rows = text.lines_after(end, _MAX_TABLE_ROWS + 1)
     if not _TABLE_SEPARATOR.match(next(rows, "")):
         return None
-    done = count = 0
+    done = count = closed = 0
     for row in rows:
         if "|" not in row or not row.strip():
             break
         cells = _cells(row)
-        said = status_value(cells[column]) if column < len(cells) else None
+        cell = cells[column] if column < len(cells) else ""
+        said = status_value(cell)
+        if said is None and closed_value(cell):
+            closed += 1  # counted with the done: nothing is left to do in it
+            said = True
         if said is None:
             return None
         count += 1
         done += said
-    return _Table(done, count) if count else None
+    return _Table(done, count) if count > closed else None
 
 
 _WORK_COLUMN = re.compile(
@@ -235,6 +257,11 @@ _WORK_COLUMN = re.compile(
 )
 _KEY_ONLY = re.compile(_KEY, re.IGNORECASE)
 _MAX_TABLE_ROWS = 200
+_WORK_PART = re.compile(
+    r"(?<![^\W_])(?:phases?|steps?|stages?|milestones?|waves?|parts?|sprints?|tasks?|todos?|"
+    r"next|remaining|follow[\s-]?ups?|open|pending|backlog|阶段|步骤|フェーズ|단계)(?![^\W_])",
+    re.IGNORECASE,
+)
 
 
 # -- the plan's status -----------------------------------------------------------
@@ -249,10 +276,16 @@ def read_status(head: str, tail: str | None = None) -> TextStatus | None:
     the closing block of `**Key**: value` lines after its last `---`.
     Done when at least one says done and none says otherwise: one open phase
     in a table, or a field that is qualified, keeps the whole plan open. A
-    field below the preamble (a phase's own status) never makes a plan done
-    on its own, but one that says it is open keeps the plan open.
+    field below the preamble never makes a plan done on its own; one that
+    says it is open keeps the plan open, unless the plan's own status in its
+    head said done first (the head decides over a test run's "Overall
+    Status" deep in the body). A head that says done for a named part ("CORE
+    IMPLEMENTATION COMPLETE") is done when a status table shows every row
+    done, and open otherwise.
     """
     evidence: TextStatus | None = None
+    head_done = False  # the plan's own status, first in its head, says done
+    part: TextStatus | None = None  # done for a named part: a done table must show the rest
     for piece, preamble, ends_file in ((head, True, tail is None), (tail, False, True)):
         if not piece or not _may_hold_a_status(piece):
             continue  # most plans: a few plain searches, and nothing to look at
@@ -263,13 +296,21 @@ def read_status(head: str, tail: str | None = None) -> TextStatus | None:
                 if says_done(field.value):
                     if field.plan_level and evidence is None:
                         evidence = TextStatus(found, True)
-                elif field.plan_level or OPEN_WORDS.search(plain(field.value)):
+                        head_done = preamble and start < text.preamble_end
+                elif field.plan_level and part is None and part_done(field.value):
+                    part = TextStatus(found, False)
+                elif field.plan_level or (
+                    OPEN_WORDS.search(plain(field.value))
+                    and (not head_done or text.in_a_part_of_the_work(start))
+                ):
                     return TextStatus(found, False)
             table = _table(text, line, end)
             if table is not None:
                 found = f"status table: {table.done}/{table.rows} rows done"
                 if table.done < table.rows:
                     return TextStatus(found, False)
-                if evidence is None:
+                if evidence is None or part is not None:
                     evidence = TextStatus(found, True)
+    if part is not None and (evidence is None or not evidence.evidence.startswith("status table")):
+        return part  # done for a part, and no table shows the rest done
     return evidence

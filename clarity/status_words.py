@@ -133,6 +133,29 @@ def status_value(value: str) -> bool | None:
     return said
 
 
+# A row that will not be done, and need not be: closed, not "something else" (issue 22).
+_CLOSED = re.compile(
+    r"""(?:[\u23ed\u2796\u2014\u2013-]\ufe0f?\s*)?
+        (?:n/?a|not\s+applicable|skipped|skip|won'?t\s+do|not\s+needed)
+        (?:\s*[(\-\u2013\u2014:].*)?""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A done word that names a part of the work ("CORE IMPLEMENTATION COMPLETE", "Required
+# items complete"): done for that part; the rest is for a table to show.
+_PART = re.compile(r"(?<![^\W_])(?:core|required(?:\s+items)?|main|mvp)(?![^\W_])", re.I)
+
+
+def closed_value(value: str) -> bool:
+    """A status cell that says the row is closed without being done: N/A, skipped."""
+    return _CLOSED.fullmatch(plain(value)) is not None
+
+
+def part_done(value: str) -> bool:
+    """A status that says done for a named part of the work, and nothing else open."""
+    text = plain(value)
+    return _PART.search(text) is not None and status_value(_PART.sub(" ", text)) is True
+
+
 def _first_sentence(text: str) -> tuple[str, str]:
     end = _SENTENCE_END.search(text)
     return (text, "") if end is None else (text[: end.start()], text[end.end() :])

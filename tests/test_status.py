@@ -181,8 +181,8 @@ def test_one_open_row_keeps_it_open() -> None:
 def test_a_status_column_of_something_else_is_not_a_status_table() -> None:
     rows = "| 1 | ✅ Complete | |\n| 2 | 200 OK | |"
     assert status(TABLE.format(rows=rows)) is None  # a cell that is neither done nor open
-    endpoints = "# P\n\n| Endpoint | Status |\n|---|---|\n| /a | ✅ Done |\n"
-    assert status(endpoints) is None  # no column names the work
+    endpoints = "# P\n\n| Endpoint | Status |\n|---|---|\n| /a | 200 |\n| /b | 404 |\n"
+    assert status(endpoints) is None  # HTTP status codes: neither done nor open
 
 
 def test_a_field_that_is_open_outweighs_a_done_table() -> None:
@@ -201,3 +201,54 @@ def test_a_long_value_is_quoted_short() -> None:
 def test_a_quoted_status_carries_no_raw_control_characters() -> None:
     found = status("# P\n**Status:** Done \x1b]0;title\x07\n")  # a terminal title change
     assert found == TextStatus('status field "Done \\x1b]0;title\\x07"', True)
+
+
+# -- issue 22: done plans the reader missed, in four shapes --------------------------
+
+
+def test_a_not_applicable_or_skipped_row_is_closed_not_something_else() -> None:
+    rows = "| 1 | ✅ Done | |\n| 2 | N/A | |\n| 3 | Skipped (not needed) | |\n| 4 | n/a | |"
+    assert status(TABLE.format(rows=rows)) == TextStatus("status table: 4/4 rows done", True)
+    none_done = "| 1 | N/A | |\n| 2 | Skipped | |"
+    assert status(TABLE.format(rows=none_done)) is None  # nothing done at all
+
+
+@pytest.mark.parametrize("column", ["Issue", "Component", "Item", "Fix", "Bug", "Area"])
+def test_any_first_column_that_is_not_the_status_names_the_work(column: str) -> None:
+    text = f"# P\n\n| {column} | Status |\n|---|---|\n| login loop | Fixed |\n| cookie | ✅ |\n"
+    assert status(text) == TextStatus("status table: 2/2 rows done", True)
+
+
+def test_the_heads_status_decides_over_a_test_runs_overall_status() -> None:
+    text = (
+        "# P\n\n**Status:** ✅ COMPLETE\n\n## Changes\n\n1. a\n\n## Test results\n\n"
+        "**Overall Status**: ⚠️ PARTIAL (3 flaky tests skipped)\n"
+    )
+    assert status(text) == TextStatus('status field "✅ COMPLETE"', True)
+
+
+def test_a_part_of_the_work_still_open_keeps_it_open_whatever_the_head_says() -> None:
+    text = "# P\n\n**Status:** Complete\n\n## Next steps\n\n**Status:** in progress\n"
+    assert status(text) == TextStatus('status field "in progress"', False)
+
+
+TASKS = "| Task | Status |\n|---|---|\n| parser | ✅ Done |\n| docs | ✅ Done |\n"
+
+
+@pytest.mark.parametrize("value", ["CORE IMPLEMENTATION COMPLETE", "✅ Core features complete"])
+def test_done_for_a_named_part_is_done_when_a_table_shows_every_row_done(value: str) -> None:
+    table = TASKS
+    assert status(f"# P\n\n**Status:** {value}\n\n{table}") == TextStatus(
+        "status table: 2/2 rows done", True
+    )
+    alone = status(f"# P\n\n**Status:** {value}\n\n## Steps\n\n1. a\n")
+    assert alone is not None and not alone.done  # nothing shows the rest done
+    half = table.replace("| docs | ✅ Done |", "| docs | ⏳ Pending |")
+    assert status(f"# P\n\n**Status:** {value}\n\n{half}") == TextStatus(
+        "status table: 1/2 rows done", False
+    )
+
+
+def test_required_items_complete_over_a_done_table_is_done() -> None:
+    found = status(f"# P\n\n**Status:** ✅ Required items complete\n\n{TASKS}")
+    assert found == TextStatus('status field "✅ Required items complete"', True)
