@@ -167,3 +167,18 @@ def test_a_plan_the_plans_dir_will_not_let_go_leaves_no_copy_in_the_trash(
     trash = trash_elsewhere / "Trash"
     assert [path for path in trash.rglob("*") if path.is_file()] == []  # no copy, no record
     assert leftovers(trash_elsewhere) == []
+
+
+def test_a_claim_a_killed_run_left_half_made_is_swept_and_no_record_is_empty(
+    cli, plans_dir: Path, isolated_home: Path
+) -> None:
+    # A record is written beside its name and linked into place: a kill leaves this
+    # process's claim file (a dead pid's), never an empty .trashinfo nothing can place.
+    info = trash_files(isolated_home).parent / "info"
+    make_files(info, {".clarity-claim.999999999.tmp": "[Trash Info]\nPath=/x/stub.md\n"})
+    make_files(plans_dir, {f"stub{n}.md": Plan(f"# stub {n}\n", 10) for n in range(3)})
+    cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    assert cli("apply", "--plans-dir", str(plans_dir), "--yes").exit_code == 0
+    records = sorted(path.name for path in info.iterdir())
+    assert records == [f"stub{n}.md.trashinfo" for n in range(3)]
+    assert all(b"\nPath=" in (info / name).read_bytes() for name in records)

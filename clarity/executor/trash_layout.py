@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from clarity.fsio import NAME_MAX, NEW_FLAGS, write_all
+from clarity.fsio import NAME_MAX, NEW_FLAGS, sweep_temps, write_all
 
 INFO_SUFFIX = ".trashinfo"
 MOST_NAMES = 10_000  # `name`, then `name 1` ... `name 9999`
@@ -140,23 +140,63 @@ def info_record(original: Path, trash: Trash, when: datetime) -> bytes:
 
 
 def claim(entry: TrashedFile, record: bytes) -> bool:
-    """Take the entry's name by creating its record, never replacing one: False if the
-    name is someone's already. OSError if the trash cannot be written."""
+    """Take the entry's name by putting its record there whole, never replacing one: False
+    if the name is someone's already. OSError if the trash cannot be written.
+
+    The record is written beside it first and linked into place (link fails on a name
+    taken), so a kill never leaves a record half written: an empty one names no file,
+    and nothing could tell whose it was. Where the filesystem has no hard links, it is
+    created in place (O_EXCL) and written.
+    """
+    temp = _claim_temp(entry)
     try:
-        fd = os.open(entry.info, NEW_FLAGS, 0o600)
-    except FileExistsError:
-        return False
-    try:
-        write_all(fd, record)
-    except BaseException:
-        os.close(fd)
-        release(entry)
-        raise
-    os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()  # this process's own, or one a killed process with its pid left
+        _write_new(temp, record)
+        try:
+            os.link(temp, entry.info, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        except OSError as error:
+            if error.errno not in _NO_HARD_LINKS:
+                raise
+            try:
+                _write_new(entry.info, record)
+            except FileExistsError:
+                return False
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
     if os.path.lexists(entry.file):  # a file some other trasher put there without a record
         release(entry)
         return False
     return True
+
+
+_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK}
+_swept: set[Path] = set()  # info folders whose leftover claims this process removed
+
+
+def _claim_temp(entry: TrashedFile) -> Path:
+    """Where this process writes a record before it takes its name: one name per process
+    (a kill leaves at most one, removed by the next run)."""
+    base = entry.info.with_name("clarity-claim")
+    if base.parent not in _swept:
+        sweep_temps(base)
+        _swept.add(base.parent)
+    return base.with_name(f".{base.name}.{os.getpid()}.tmp")
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    fd = os.open(path, NEW_FLAGS, 0o600)
+    try:
+        write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+    os.close(fd)
 
 
 def release(entry: TrashedFile) -> None:
