@@ -19,7 +19,7 @@ It must be quick and must never fail a session:
 - Anything that goes wrong ends the hook with exit 0 and nothing said.
 """
 
-# ruff: noqa: PTH109, PTH111, PTH112, PTH116, PTH117, PTH118, PTH120, PTH123
+# ruff: noqa: PTH109, PTH111, PTH112, PTH116, PTH117, PTH118, PTH120
 # (os.path, not pathlib: importing pathlib alone costs this hook a fifth of its time)
 
 from __future__ import annotations
@@ -42,18 +42,47 @@ HORIZON_DAYS = 7.0  # plans Claude Code deletes sooner than this are at risk
 DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
 GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever it is doing
 MAX_INPUT = 1 << 16
+INPUT_SECONDS = 1.0  # Claude Code writes the event and closes stdin at once
+MAX_MEMO = 1 << 20  # bytes: MEMO_ENTRIES entries take a few KiB
 _ENV = ("CLARITY_", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME")
 
 Stamp = list[int] | None
 
 
-def hook_input(stream: TextIO) -> dict[str, Any]:
-    """What Claude Code sends on stdin (session_id, cwd, source, ...); {} if not JSON."""
+def hook_input(stream: TextIO, wait: float = INPUT_SECONDS) -> dict[str, Any]:
+    """What Claude Code sends on stdin (session_id, cwd, source, ...); {} if not JSON, or
+    if nothing whole comes within `wait` seconds (a stdin left open is not waited on)."""
     try:
-        data = json.loads(stream.read(MAX_INPUT))
+        text = _read_within(stream, wait)
+        data = json.loads(text)
     except (ValueError, OSError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _read_within(stream: TextIO, wait: float) -> str:
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return stream.read(MAX_INPUT)  # not a file (a test's StringIO): read as it is
+    import select
+
+    chunks: list[bytes] = []
+    size, end = 0, time.monotonic() + wait
+    while size < MAX_INPUT:
+        left = end - time.monotonic()
+        try:
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+        except (OSError, ValueError):  # select cannot wait on it (Windows pipes)
+            return stream.read(MAX_INPUT)
+        if not ready:
+            break
+        chunk = os.read(fd, MAX_INPUT - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 def project_dir(data: Mapping[str, Any]) -> str:
@@ -158,11 +187,24 @@ def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:
 
 
 def load_memo(path: str) -> dict[str, Any]:
+    """The memo, if it is a regular file of a sane size: a FIFO or a device in its place
+    is never waited on or read without end (the deadline is not armed yet)."""
+    import stat as _stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(path, "rb") as file:
-            memo = json.loads(file.read())
+        fd = os.open(path, flags)
     except (OSError, ValueError):
         return {}
+    try:
+        info = os.fstat(fd)
+        if not _stat.S_ISREG(info.st_mode) or info.st_size > MAX_MEMO:
+            return {}
+        memo = json.loads(os.read(fd, MAX_MEMO + 1))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    finally:
+        os.close(fd)
     return memo if isinstance(memo, dict) else {}
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
 from clarity.transcripts.lines import PlanPaths
-from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, unchanged, walk
+from clarity.transcripts.quiet import QuietCursor, QuietFile, Stop, parse, unchanged, walk
 from clarity.transcripts.reader import QUIET_CHECK, read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
 
@@ -39,7 +39,8 @@ def _unchanged(known: TranscriptFacts, info: os.stat_result) -> bool:
 
 def _quiet(facts: TranscriptFacts) -> QuietCursor:
     cursor = facts.cursor
-    return QuietCursor(cursor.size, cursor.offset, cursor.check[:QUIET_CHECK])
+    stamp = f"{cursor.mtime_ns:x}.{cursor.inode:x}"  # as quiet.file_stamp writes it
+    return QuietCursor(cursor.size, cursor.offset, cursor.check[:QUIET_CHECK], stamp)
 
 
 class _Reading:
@@ -69,13 +70,13 @@ class _Reading:
         self.read = self.bytes_read = 0
         quiet = None if store_file is None else store_file.with_name(QUIET_FILE)
         self.quiet = QuietFile(quiet, self.projects_dir, go_on=go_on)
-        self.at: str | None = None  # the transcript being read
+        self.at: Stop | None = None  # where the walk is: a scan cut short stopped there
 
     def run(self) -> None:
         for relative, path, info in walk(self.projects_dir, self.quiet.start):
-            self.at = relative
+            self.at = Stop(relative)
             self._one(relative, path, info)
-            self.at = relative + "\0"  # done: a scan that goes on starts just after it
+            self.at = Stop(relative, after=True)  # a scan that goes on starts just after it
         self.at = None
 
     def _one(self, relative: str, path: str, info: os.stat_result) -> None:
@@ -87,7 +88,7 @@ class _Reading:
                 self._read(path, facts)
             return
         line = self.quiet.take(relative)
-        if line is not None and unchanged(line, info.st_size):
+        if line is not None and unchanged(line, info):
             self.quiet.keep(line)  # the common case, kept as it was written
             return
         after = self._read(path, None if line is None else parse(line))
@@ -119,7 +120,7 @@ class _Reading:
     def keep(self) -> None:
         """Save what was learned; a scan cut short keeps the old lines of what it did not
         reach, and says where it stopped."""
-        self.quiet.finish(stopped_at=self.at)
+        self.quiet.finish(stopped=self.at)
         if self.store_file is not None and self.changed:
             # Not kept: the next scan reads again what this one read; its evidence is used.
             with contextlib.suppress(OSError):

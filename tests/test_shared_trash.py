@@ -139,9 +139,15 @@ def test_a_plan_with_a_name_of_255_bytes_goes_to_the_trash_and_back(
     assert contents(plans_dir) == before
 
 
-@pytest.fixture
-def trash_elsewhere(isolated_home: Path, plans_dir: Path) -> Iterator[Path]:
-    """The home trash on another filesystem than the plans (a tmpfs), or skip."""
+@pytest.fixture(params=["across filesystems", "same filesystem"])
+def trash_elsewhere(
+    request: pytest.FixtureRequest, isolated_home: Path, plans_dir: Path
+) -> Iterator[Path]:
+    """The home trash on another filesystem than the plans (a tmpfs, or skip), or on the
+    same one."""
+    if request.param == "same filesystem":
+        yield plans_dir.parent / "data"
+        return
     shm = Path("/dev/shm")
     if not shm.is_dir() or shm.stat().st_dev == plans_dir.stat().st_dev:
         pytest.skip("no second filesystem to trash across")
