@@ -74,7 +74,7 @@ def walk(projects_dir: str, start: Stop | None = None) -> Iterator[tuple[str, st
     stack: list[tuple[str, str, WalkKey]] = [("", projects_dir, ())]
     while stack:
         relative, folder, prefix = stack.pop()
-        files: list[tuple[int, str, str, os.stat_result]] = []
+        files: list[tuple[int, str, os.DirEntry[str]]] = []
         folders: list[tuple[str, str]] = []
         try:
             with os.scandir(folder) as entries:
@@ -86,16 +86,20 @@ def walk(projects_dir: str, start: Stop | None = None) -> Iterator[tuple[str, st
                             agent = int(entry.name.startswith("agent-"))
                             if first is not None and (*prefix, (0, agent, entry.name)) < first:
                                 continue  # before where this walk starts
-                            info = entry.stat(follow_symlinks=False)
-                            files.append((agent, entry.name, entry.path, info))
+                            files.append((agent, entry.name, entry))
                     except OSError:
                         continue  # gone or unreadable meanwhile: Claude Code's, not ours
         except OSError:
             continue
         files.sort(key=lambda item: item[:2])
-        for _, name, path, info in files:
-            if relative + name != skip:
-                yield relative + name, path, info
+        for _, name, entry in files:  # each stat'ed as it comes: a walk cut short goes on
+            if relative + name == skip:
+                continue
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            yield relative + name, entry.path, info
         below = []
         for name, path in sorted(folders):
             key: WalkKey = (*prefix, (1, 0, name))
