@@ -70,7 +70,10 @@ class _Reading:
         self.read = self.bytes_read = 0
         quiet = None if store_file is None else store_file.with_name(QUIET_FILE)
         self.quiet = QuietFile(quiet, self.projects_dir, go_on=go_on)
-        self.at: Stop | None = None  # where the walk is: a scan cut short stopped there
+        # Where the walk is: a scan cut short stopped there (None: it went through). Before
+        # the first transcript it is where this walk began: cut short that early (listing
+        # a big folder), nothing is taken for gone.
+        self.at: Stop | None = self.quiet.start or Stop("")
 
     def run(self) -> None:
         for relative, path, info in walk(self.projects_dir, self.quiet.start):
@@ -147,6 +150,8 @@ def find_plan_sessions(
     try:
         if projects_dir.is_dir():
             reading.run()
+        else:
+            reading.at = None  # no transcripts at all: nothing left to go on with
     finally:
         reading.keep()  # cut short (an interrupt, the hook's deadline): what was read stays
     weighed = weigh(reading.known.values(), now, protect_hours, current_session)
