@@ -267,3 +267,23 @@ def test_a_stop_marker_that_does_not_fit_the_file_is_ignored(tmp_path: Path) -> 
     path.write_bytes(header + b"".join(lines[:4]))  # another file since the marker
     with path.open("rb") as old:
         assert _stopped_at(path, old, len(header)) is None
+
+
+def test_a_scan_cut_short_before_its_first_transcript_takes_nothing_for_gone(
+    plans_dir: Path, isolated_home: Path
+) -> None:
+    # Listing a folder of 300,000 transcripts can take the hook's whole deadline: what
+    # was kept stays, and the next scan that goes on starts where this one began.
+    from clarity.sessions import _Reading
+
+    projects = isolated_home / ".claude" / "projects"
+    chatter(projects, 30)
+    store = DirState.for_plans_dir(plans_dir).sessions_file
+    find_plan_sessions(projects, plans_dir, NOW.timestamp(), 24, None, store)
+    quiet = store.with_name(QUIET_FILE)
+    kept = quiet.read_bytes()
+    reading = _Reading(projects, plans_dir, store, None, go_on=True)
+    reading.keep()  # cut short at once: nothing walked
+    assert quiet.read_bytes() == kept
+    again = find_plan_sessions(projects, plans_dir, NOW.timestamp(), 24, None, store, go_on=True)
+    assert again.transcripts_read == 0 and quiet.read_bytes() == kept
