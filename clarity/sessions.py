@@ -21,9 +21,10 @@ from pathlib import Path
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
 from clarity.transcripts.lines import PlanPaths
-from clarity.transcripts.quiet import QuietCursor, QuietFile, Stop, parse, unchanged, walk
+from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, stamp_of, unchanged
 from clarity.transcripts.reader import QUIET_CHECK, read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
+from clarity.transcripts.walk import Stop, walk
 
 QUIET_FILE = "quiet.txt"
 
@@ -39,7 +40,7 @@ def _unchanged(known: TranscriptFacts, info: os.stat_result) -> bool:
 
 def _quiet(facts: TranscriptFacts) -> QuietCursor:
     cursor = facts.cursor
-    stamp = f"{cursor.mtime_ns:x}.{cursor.inode:x}"  # as quiet.file_stamp writes it
+    stamp = stamp_of(cursor.mtime_ns, cursor.inode)
     return QuietCursor(cursor.size, cursor.offset, cursor.check[:QUIET_CHECK], stamp)
 
 

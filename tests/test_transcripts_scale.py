@@ -17,7 +17,8 @@ import pytest
 
 from clarity.sessions import QUIET_FILE, find_plan_sessions
 from clarity.state import DirState
-from clarity.transcripts.quiet import Stop, _escape, _header, _mark_stop, _stopped_at, _unescape
+from clarity.transcripts.quiet import _escape, _header, _mark_stop, _stopped_at, _unescape
+from clarity.transcripts.walk import Stop
 from tests.claude_home import Session
 from tests.conftest import NOW, Plan, make_files
 from tests.test_hook import DONE, run_hook, said

@@ -22,10 +22,10 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from clarity.transcripts.plan_texts import IMPLEMENT_PREFIX, digest_of, implementing, text_after
 from clarity.transcripts.store import (
     APPROVED,
     IMPLEMENTING,
@@ -36,6 +36,7 @@ from clarity.transcripts.store import (
     Event,
     PendingCall,
     TranscriptFacts,
+    normal_time,
     text_digest,
 )
 
@@ -52,15 +53,11 @@ APPROVALS = (
 _PLAN_MODE_ATTACHMENTS = frozenset({"plan_mode", "plan_mode_reentry"})
 
 _TOOL_USE = b'"tool_use"'
-IMPLEMENT_PREFIX = "Implement the following plan:"
-_IMPLEMENT = IMPLEMENT_PREFIX.encode()
-_TRANSCRIPT_NOTE = "\n\n\nIf you need specific details from before exiting plan mode"
-_SLUG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}")  # a plan file's name, less .md
+_IMPLEMENT = IMPLEMENT_PREFIX.encode()  # found by a byte search, as the plans dir
 _TOOL_RESULT = b'"tool_result"'
 _NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z]+)"')
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
 _SAVED_TO = re.compile(r"Your plan has been saved to:\s*(\S+\.md)")
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 
 _NAME_WINDOW = 256  # a tool_use block names its tool this close to its type
 _EDIT_ANSWER_WINDOW = 1024 * 1024  # an edit's answer (did it fail?) is looked for this far
@@ -108,23 +105,6 @@ class PlanPaths:
         if not isinstance(value, str) or not _isabs(value):
             return False
         return self._in_plans_dir(value) is False
-
-
-def normal_time(value: object) -> str | None:
-    """A record's time as Claude Code writes it (2026-11-02T09:15:00.000Z): comparable as text.
-
-    Anything that is not a real moment gives None, and the record is passed over.
-    """
-    if not isinstance(value, str) or _TIME.fullmatch(value) is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        moment = moment.astimezone(UTC)
-    except (ValueError, OverflowError):
-        return None
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def parse(line: bytes | bytearray) -> dict[str, Any] | None:
@@ -182,39 +162,18 @@ class Lines:
                 self._plan_record(record, bounds[1])
 
     def _implementing(self, record: dict[str, Any]) -> None:
-        """The first message of a chain that implements an approved plan ("clear context"):
-        `Implement the following plan:` and the plan's text (also as `planContent` from
-        2.1.29), in a session that names no plans directory; `slug` is the plan's name."""
-        time = normal_time(record.get("timestamp"))
-        slug = record.get("slug")
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):  # the text as a block
-            texts = (b.get("text") for b in content if isinstance(b, dict))
-            content = next((t for t in texts if isinstance(t, str)), None)
-        if (
-            record.get("type") != "user"
-            or time is None
-            or not isinstance(content, str)
-            or not content.startswith(IMPLEMENT_PREFIX)
-            or not isinstance(slug, str)
-            or not _SLUG.fullmatch(slug)
-        ):
+        """The first message of a chain that implements a plan approved with "clear
+        context": an approval in this session, whose edits count."""
+        found = implementing(record)
+        if found is None:
             return  # a request blob (no time), a prompt that quotes the words, ...
-        plan = f"{slug}.md"
-        text = record.get("planContent")
-        if not isinstance(text, str):
-            # Before 2.1.29 the message alone: the plan's text, then at times a note of
-            # Claude Code's ("If you need specific details ..., read the full transcript").
-            text = content[len(IMPLEMENT_PREFIX) :].lstrip("\n")
-            note = text.find(_TRANSCRIPT_NOTE)
-            text = text if note == -1 else text[: note + 1]
+        plan, time, text = found
         cwd = record.get("cwd")
         if isinstance(cwd, str) and cwd and not self.facts.sidechain:
             self.facts.cwd = cwd
         self._named(plan, time)
         self.facts.plan = plan
-        self.facts.events.append(Event(time, IMPLEMENTING, plan, "", _digest_of(text)))
+        self.facts.events.append(Event(time, IMPLEMENTING, plan, "", digest_of(text)))
 
     def _plan_record(self, record: dict[str, Any], end: int) -> None:
         time = normal_time(record.get("timestamp"))
@@ -264,7 +223,7 @@ class Lines:
         answer = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
         if answer is None or answer.block.get("is_error") is True:
             return  # not written (yet): nothing the file can hold
-        text = _text_after(tool, tool_input, answer.record.get("toolUseResult"))
+        text = text_after(tool, tool_input, answer.record.get("toolUseResult"))
         if text is not None:
             self.facts.events.append(Event(time, WROTE, plan, tool_id, text_digest(text)))
 
@@ -342,7 +301,7 @@ class Lines:
         elif tool == EXIT_PLAN_MODE:
             plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
             if plan is not None:
-                text = _digest_of(tool_input.get("plan"))
+                text = digest_of(tool_input.get("plan"))
                 facts.events.append(Event(time, PRESENTED, plan, tool_id, text))
                 self._answer(PendingCall(tool_id, plan, time, text), end)
         elif tool == "TodoWrite":
@@ -402,7 +361,7 @@ class Lines:
         elif _result_text(answer.block).startswith(APPROVALS):
             sidecar = answer.record.get("toolUseResult")
             approved = sidecar.get("plan") if isinstance(sidecar, dict) else None
-            text = _digest_of(approved) or call.text  # the text as approved, maybe edited
+            text = digest_of(approved) or call.text  # the text as approved, maybe edited
             self.facts.events.append(Event(time, APPROVED, call.plan, call.tool_id, text))
         # anything else (sent to a team lead, pushed elsewhere) is no answer from the person
 
@@ -410,36 +369,6 @@ class Lines:
         pending, self.facts.pending = self.facts.pending, []
         for call in pending[-_CALLS_PER_LINE:]:  # a session asks a few times, not thousands
             self._answer(call, 0)
-
-
-def _digest_of(text: object) -> str:
-    return text_digest(text) if isinstance(text, str) and text.strip() else ""
-
-
-def _text_after(tool: str, tool_input: dict[str, Any], sidecar: Any) -> str | None:
-    """The file's text after a Write, Edit or MultiEdit, where the call and its result
-    tell it (an edit's result carries the file as it was before: `originalFile`)."""
-    if tool == "Write":
-        content = tool_input.get("content")
-        return content if isinstance(content, str) else None
-    original = sidecar.get("originalFile") if isinstance(sidecar, dict) else None
-    if not isinstance(original, str):
-        return None
-    edits = tool_input.get("edits") if tool == "MultiEdit" else [tool_input]
-    if not isinstance(edits, list):
-        return None
-    text = original
-    for change in edits:
-        old = change.get("old_string") if isinstance(change, dict) else None
-        new = change.get("new_string") if isinstance(change, dict) else None
-        if not isinstance(old, str) or not isinstance(new, str) or old not in text:
-            return None
-        text = (
-            text.replace(old, new)
-            if change.get("replace_all") is True
-            else text.replace(old, new, 1)
-        )
-    return text
 
 
 def _edited_path(tool_input: dict[str, Any]) -> Any:

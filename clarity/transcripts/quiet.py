@@ -23,11 +23,11 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from clarity.fsio import NEW_FLAGS, READ_FLAGS, read_regular, sweep_temps, write_atomic
+from clarity.transcripts.walk import Stop, walk_key
 
 MAGIC = b"clarity quiet transcripts 2 "
 _STOP_LIMIT = 64 * 1024  # a stop file is one short line
@@ -42,71 +42,9 @@ class QuietCursor(NamedTuple):
     stamp: str = ""  # its mtime and inode, as the line keeps them
 
 
-class Stop(NamedTuple):
-    """Where a walk was cut short: at a transcript, or just after it."""
-
-    relative: str
-    after: bool = False
-
-
-WalkKey = tuple[tuple[int, int, str], ...]
-
-
-def walk_key(relative: str) -> WalkKey:
-    """Where a path comes in the walk: in each folder its files (sessions, then agents')
-    before its sub-folders, each kind by name."""
-    *folders, name = relative.split("/")
-    key = [(1, 0, folder) for folder in folders]
-    key.append((0, int(name.startswith("agent-")), name))
-    return tuple(key)
-
-
-def file_stamp(info: os.stat_result) -> str:
-    return f"{info.st_mtime_ns:x}.{info.st_ino:x}"
-
-
-def walk(projects_dir: str, start: Stop | None = None) -> Iterator[tuple[str, str, os.stat_result]]:
-    """(relative path, path, stat) of every `*.jsonl` under projects_dir, in walk_key
-    order, from start on (None: from the first); links are not followed, an unreadable
-    folder is passed over."""
-    first = None if start is None else walk_key(start.relative)
-    skip = None if start is None or not start.after else start.relative
-    stack: list[tuple[str, str, WalkKey]] = [("", projects_dir, ())]
-    while stack:
-        relative, folder, prefix = stack.pop()
-        files: list[tuple[int, str, os.DirEntry[str]]] = []
-        folders: list[tuple[str, str]] = []
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            folders.append((entry.name, entry.path))
-                        elif entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-                            agent = int(entry.name.startswith("agent-"))
-                            if first is not None and (*prefix, (0, agent, entry.name)) < first:
-                                continue  # before where this walk starts
-                            files.append((agent, entry.name, entry))
-                    except OSError:
-                        continue  # gone or unreadable meanwhile: Claude Code's, not ours
-        except OSError:
-            continue
-        files.sort(key=lambda item: item[:2])
-        for _, name, entry in files:  # each stat'ed as it comes: a walk cut short goes on
-            if relative + name == skip:
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            yield relative + name, entry.path, info
-        below = []
-        for name, path in sorted(folders):
-            key: WalkKey = (*prefix, (1, 0, name))
-            if first is not None and key < first[: len(key)]:
-                continue  # all of it comes before where this walk starts
-            below.append((f"{relative}{name}/", path, key))
-        stack.extend(reversed(below))  # popped in name order
+def stamp_of(mtime_ns: int, inode: int) -> str:
+    """A transcript's mtime and inode as its line keeps them."""
+    return f"{mtime_ns:x}.{inode:x}"
 
 
 def _escape(relative: str) -> bytes:
@@ -382,4 +320,6 @@ def unchanged(line: bytes, info: os.stat_result) -> bool:
     """Whether the transcript a line keeps is as it was: the same size, mtime and inode
     (one replaced by another of the same size is not)."""
     size, _, _, where, _ = line.split(b" ", 4)
-    return size == b"%d" % info.st_size and where == file_stamp(info).encode()
+    return (
+        size == b"%d" % info.st_size and where == stamp_of(info.st_mtime_ns, info.st_ino).encode()
+    )

@@ -21,7 +21,7 @@ import math
 import os
 import re
 from collections.abc import Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -60,6 +60,27 @@ EVENT_KINDS = frozenset({PLAN_MODE, PRESENTED, APPROVED, REJECTED, IMPLEMENTING,
 def text_digest(text: str) -> str:
     """What a plan's text is known by: the sha256 of its UTF-8 bytes, as the plan file's."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# A time as Claude Code writes it in a record, before it is made the form above.
+_RECORD_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def normal_time(value: object) -> str | None:
+    """A record's time as Claude Code writes it (2026-11-02T09:15:00.000Z): comparable as text.
+
+    Anything that is not a real moment gives None, and the record is passed over.
+    """
+    if not isinstance(value, str) or _RECORD_TIME.fullmatch(value) is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 class PendingCall(NamedTuple):
