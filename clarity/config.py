@@ -67,8 +67,10 @@ def _markers(value: Any) -> tuple[str, ...]:
 
 
 def _path(value: Any) -> Path:
-    if not isinstance(value, str | Path) or not str(value).strip():
+    if not isinstance(value, str | Path):
         raise ValueError("must be a path")
+    if not str(value).strip():  # never the current folder by accident
+        raise ValueError("is empty (an unset shell variable?); give a path")
     problem = path_problem(str(value))
     if problem is not None:
         raise ValueError(problem)
@@ -245,6 +247,8 @@ def load_settings(
         if options.get(key.name) is not None:
             values[key.name] = _checked(key.check, options[key.name], key.option)
             sources[key.name] = f"option {key.option}"
+        elif key.env in env and key.check is _path and not env[key.env].strip():
+            raise ClarityError(f"{key.env} is set but empty; unset it, or give a path")
         elif env.get(key.env, "").strip():
             where = f"{key.env}={env[key.env]}"
             values[key.name] = _checked(key.from_env, env[key.env], where)

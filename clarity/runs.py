@@ -38,6 +38,7 @@ from clarity.progress import Progress
 from clarity.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
 from clarity.restored import restored_plans
 from clarity.scan import (
+    check_not_a_project,
     check_plans_dir,
     current_plan_names,
     live_sessions,
@@ -152,10 +153,13 @@ def run_apply(
     confirm: ConfirmApply,
     progress: Progress | None = None,
     proposal_id: str | None = None,
+    trust_plans_dir: bool = False,
 ) -> RunReport:
     """Carry out the recorded proposal (the one named by proposal_id, if given), or a
-    fresh scan's with rescan."""
+    fresh scan's with rescan; never in a folder that looks like a project, unless trusted."""
     check_plans_dir(settings)
+    if not trust_plans_dir:
+        check_not_a_project(settings.plans_dir, settings.sources["plans_dir"])
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes, journals = settle_before_run(state)

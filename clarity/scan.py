@@ -39,6 +39,37 @@ def check_plans_dir(settings: Settings) -> None:
     check_layout(plans_dir, settings.archive_dir)
 
 
+# A project's own files: with .git, or two of these, a folder is a project, not a plans
+# directory (a plans dir may keep a README of its own, never a build file beside it).
+_PROJECT_FILES = (
+    "README.md",
+    "CHANGELOG.md",
+    "CONTRIBUTING.md",
+    "LICENSE",
+    "LICENSE.md",
+    "pyproject.toml",
+    "package.json",
+    "Cargo.toml",
+    "go.mod",
+    "setup.py",
+    "Makefile",
+    "pom.xml",
+    "Gemfile",
+)
+
+
+def check_not_a_project(plans_dir: Path, source: str) -> None:
+    """Refuse to move plans out of a folder that is plainly a project's (an empty or
+    mistaken --plans-dir, `.`): its README, CHANGELOG and design notes are no plans."""
+    found = [name for name in (".git", *_PROJECT_FILES) if os.path.lexists(plans_dir / name)]
+    if ".git" in found or len(found) >= 2:
+        raise ClarityError(
+            f"{plans_dir} (from {source}) holds {' and '.join(found[:3])}: it looks like a "
+            "project, not a plans directory, so apply moves nothing there; check --plans-dir, "
+            "or add --trust-plans-dir if it is your plans directory"
+        )
+
+
 def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]:
     """Names in plans_dir of the plans given as current (a bare name means in plans_dir)."""
     names: set[str] = set()

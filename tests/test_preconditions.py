@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import NOW_ISO, Result, make_files, snapshot
+from tests.conftest import NOW_ISO, Plan, Result, make_files, snapshot
 from tests.test_apply import PLANS
 
 
@@ -76,3 +76,49 @@ def test_only_a_command_with_something_to_do_asks_for_a_terminal(plans_dir: Path
     assert undo.exit_code == 2
     [line] = undo.stderr.splitlines()
     assert "clarity undo asks before" in line and "--yes" in line and "clarity scan" not in line
+
+
+# -- issue 23 item 2: an empty path never means the current folder -----------------
+
+
+def test_an_empty_plans_or_archive_dir_is_an_error_never_the_current_folder(
+    cli, plans_dir: Path, monkeypatch
+) -> None:
+    project = make_files(Path.cwd(), {"README.md": Plan("# Readme\n", 40)})
+    for args in (["--plans-dir", ""], ["--archive-dir", " "]):
+        result = cli("apply", "--rescan", "--yes", *args)
+        assert result.exit_code == 2
+        assert "is empty (an unset shell variable?)" in result.stderr
+        assert result.stderr.count("\n") == 1
+    monkeypatch.setenv("CLARITY_PLANS_DIR", "")
+    result = cli("apply", "--rescan", "--yes")
+    assert result.exit_code == 2
+    assert (
+        result.stderr
+        == "clarity: error: CLARITY_PLANS_DIR is set but empty; unset it, or give a path\n"
+    )
+    assert (project / "README.md").read_text() == "# Readme\n"
+
+
+def test_apply_refuses_a_folder_that_is_plainly_a_project(cli, tmp_path: Path) -> None:
+    files = {"README.md": Plan("# Web\n", 40), "CHANGELOG.md": Plan("# Changes\n", 40)}
+    project = make_files(tmp_path / "web", {**files, "DESIGN.md": Plan("# D COMPLETED\n", 40)})
+    (project / ".git").mkdir()
+    result = cli("apply", "--rescan", "--yes", "--plans-dir", str(project))
+    assert result.exit_code == 2
+    assert "it looks like a project, not a plans directory" in result.stderr
+    assert "--trust-plans-dir" in result.stderr
+    assert sorted(p.name for p in project.iterdir()) == [
+        ".git",
+        "CHANGELOG.md",
+        "DESIGN.md",
+        "README.md",
+    ]
+    # A real plans dir may keep a README of its own; and a person may insist.
+    docs_plans = make_files(
+        tmp_path / "docs" / "plans",
+        {"README.md": "# Our plans\n", "a.md": Plan("# A COMPLETED\n", 20)},
+    )
+    assert cli("apply", "--rescan", "--yes", "--plans-dir", str(docs_plans)).exit_code == 0
+    trusted = cli("apply", "--rescan", "--yes", "--plans-dir", str(project), "--trust-plans-dir")
+    assert trusted.exit_code == 0

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 # Help is plain text (cli/app.py): a [default: ...] here is shown as written. These
 # options default to None so that the environment and the config file can set them
 # (SPEC 7); the help names the value that applies when nothing does.
+# Paths as given (str): typer would turn "" into Path("."), the current folder, and an
+# unset shell variable would then act on whatever folder the command ran in.
 PlansDirOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--plans-dir",
         metavar="DIR",
@@ -28,7 +30,7 @@ PlansDirOption = Annotated[
     ),
 ]
 ArchiveDirOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--archive-dir",
         metavar="DIR",

@@ -216,6 +216,15 @@ def apply(
     ] = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
+    trust_plans_dir: Annotated[
+        bool,
+        typer.Option(
+            "--trust-plans-dir",
+            help="Apply in a folder that looks like a project (it holds .git, or a README "
+            "and a build file), which apply otherwise refuses: an empty or mistaken "
+            "--plans-dir must not send a project's files to the trash.",
+        ),
+    ] = False,
 ) -> int:
     """Carry out the latest scan: archive completed plans, trash stale ones."""
     settings = settings_from(locals())
@@ -245,6 +254,7 @@ def apply(
             confirm=confirm,
             progress=bar,
             proposal_id=proposal,
+            trust_plans_dir=trust_plans_dir,
         )
     finally:
         bar.close()
