@@ -179,8 +179,14 @@ def run_apply(
             for log in journals.logs
             if log.kind is RunKind.APPLY and log.proposal == proposal.id
         ]
+        # A scan is applied once per move that succeeded: what failed or was skipped
+        # stays to do, and the next apply (or the weekly rescan) does it.
+        done: set[str] = set()
+        for log in runs:
+            done.update(settled_names(log))
+        groups = tuple(group for group in proposal.groups if group.plan.name not in done)
         finished = [log for log in runs if not log.interrupted]
-        if finished:
+        if finished and not groups:
             return nothing_done(
                 RunKind.APPLY,
                 settings,
@@ -188,10 +194,6 @@ def run_apply(
                 f"the scan {proposal.label} was already applied "
                 f"({run_label(finished[-1])}); nothing to do until you scan again",
             )
-        done: set[str] = set()
-        for log in runs:
-            done.update(settled_names(log))
-        groups = tuple(group for group in proposal.groups if group.plan.name not in done)
         if not groups:
             what = "all of it was done by an interrupted run" if runs else "it moves nothing"
             return nothing_done(

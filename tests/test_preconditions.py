@@ -8,7 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import NOW_ISO, Plan, Result, make_files, snapshot
+from tests.conftest import (
+    NOW_ISO,
+    Plan,
+    Result,
+    contents,
+    make_files,
+    run_process,
+    snapshot,
+    trash_files,
+)
 from tests.test_apply import PLANS
 
 
@@ -122,3 +131,25 @@ def test_apply_refuses_a_folder_that_is_plainly_a_project(cli, tmp_path: Path) -
     assert cli("apply", "--rescan", "--yes", "--plans-dir", str(docs_plans)).exit_code == 0
     trusted = cli("apply", "--rescan", "--yes", "--plans-dir", str(project), "--trust-plans-dir")
     assert trusted.exit_code == 0
+
+
+def test_an_apply_that_failed_is_done_by_the_next_one(plans_dir: Path) -> None:
+    # Issue 23 item 1: a failed move was counted as applied, and the weekly job never
+    # archived those plans (a rescan gives the same proposal, "already applied").
+    make_files(plans_dir, PLANS)
+    before = contents(plans_dir)
+    assert run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    plans_dir.chmod(0o555)
+    try:
+        failed = run_process("apply", "--plans-dir", str(plans_dir), "--yes", unprivileged=True)
+    finally:
+        plans_dir.chmod(0o755)
+    assert failed.exit_code == 1 and "FAILED" in failed.stdout
+    again = run_process("apply", "--plans-dir", str(plans_dir), "--yes", "--json")
+    assert again.exit_code == 0, again.stdout
+    moved = {item["name"] for item in again.json()["results"] if item["status"] == "done"}
+    assert {"done-a.md", "stub.md"} <= moved
+    quarters = [q for q in (plans_dir.parent / "plans-archive").iterdir() if q.is_dir()]
+    assert contents(plans_dir, *quarters, trash_files(Path.home())) == before
+    last = run_process("apply", "--plans-dir", str(plans_dir), "--yes")
+    assert "was already applied" in last.stdout
