@@ -84,6 +84,29 @@ class Result:
         return json.loads(self.stdout)
 
 
+REAL_HOME = os.environ.get("HOME", "")  # as the test run found it: never written to
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_real_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Before any fixture of a wider scope than a test's runs clarity (a module's report,
+    say), home, config, state and trash are a temp folder's: the per-test isolated_home
+    comes later than those."""
+    home = tmp_path_factory.mktemp("session-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        for var, below in (
+            ("XDG_CONFIG_HOME", ".config"),
+            ("XDG_STATE_HOME", ".local/state"),
+            ("XDG_DATA_HOME", ".local/share"),
+            ("XDG_CACHE_HOME", ".cache"),
+        ):
+            patch.setenv(var, str(home / below))
+        for var in [v for v in os.environ if v.startswith(("CLARITY_", "CLAUDE_"))]:
+            patch.delenv(var)
+        yield home
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Keep every test away from the real home, config, state, trash and Claude dirs."""

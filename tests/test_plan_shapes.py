@@ -3,13 +3,14 @@ archived, each trap stays for a person to decide, and every verdict names its ev
 
 from __future__ import annotations
 
+import os
 import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import DAY, NOW, NOW_ISO
+from tests.conftest import DAY, NOW, NOW_ISO, REAL_HOME
 
 SHAPES = Path(__file__).parent.parent / "fixtures" / "plan_shapes"
 EXPECTED = tomllib.loads((SHAPES / "expected.toml").read_text(encoding="utf-8"))
@@ -57,3 +58,14 @@ def test_a_plan_is_judged_on_what_its_own_words_say(
         assert plan["reason"].endswith(f"; {evidence}")  # the status that held it back
     else:
         assert plan["reason"] == "untouched for 20.0 days > 14"
+
+
+@pytest.fixture(scope="module")
+def home_when_the_module_began() -> str:
+    return os.environ["HOME"]
+
+
+def test_a_modules_fixtures_never_reach_the_real_home(home_when_the_module_began: str) -> None:
+    # Issue 23 item 13: the report above ran before the per-test home was set up, and
+    # every test run left a folder in the real ~/.local/state/clarity.
+    assert REAL_HOME and home_when_the_module_began != REAL_HOME
