@@ -169,6 +169,12 @@ class DirState(NamedTuple):
             if file_lock is not None:
                 file_lock.release()
 
+    def archive_folder(self, archive_dir: Path) -> Path:
+        """clarity's state of an archive that plans dirs may share: its lock, and what it
+        said of the archive once."""
+        # Beside dirs/: every plans dir's state (root = <state dir>/dirs/<name>) finds it.
+        return self.root.parent.parent / "archives" / _folder_name(archive_dir)
+
     @contextlib.contextmanager
     def archive_lock(self, archive_dir: Path) -> Iterator[None]:
         """Hold the lock of the archive's index, for one read-change-write of it. Call
@@ -176,8 +182,7 @@ class DirState(NamedTuple):
         """
         from filelock import FileLock, Timeout
 
-        # Beside dirs/: every plans dir's state (root = <state dir>/dirs/<name>) finds it.
-        folder = self.root.parent.parent / "archives" / _folder_name(archive_dir)
+        folder = self.archive_folder(archive_dir)
         wait = ARCHIVE_LOCK_WAIT_SECONDS
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -74,10 +74,19 @@ def test_clarity_rewrites_its_own_index_md_but_not_one_edited_since(cli, plans_d
     make_files(plans_dir, {"b.md": Plan("# B COMPLETED\n", 20)})
     scan(cli, plans_dir)
     result = apply(cli, plans_dir)
-    assert result.exit_code == 1
+    # Issue 23 item 4: the person's edit is respected with one note, once, and exit 0
+    # (it made every later apply, archive and undo exit 1, the weekly job failing for ever).
+    assert result.exit_code == 0
+    assert result.stdout.count("the archive's INDEX.md is yours now") == 1
     assert index_md.read_text() == edited
     records = (archive_of(plans_dir) / "index.jsonl").read_text().splitlines()
     assert [json.loads(line)["name"] for line in records] == ["a.md", "b.md"]
+    make_files(plans_dir, {"c.md": Plan("# C COMPLETED\n", 20)})
+    scan(cli, plans_dir)
+    later = apply(cli, plans_dir)
+    assert later.exit_code == 0 and "INDEX.md" not in later.stdout  # said once
+    assert index_md.read_text() == edited
+    assert "Edit it and clarity leaves it as you left it" in edited  # as its stamp says
 
 
 def test_a_symlinked_index_is_never_written_through(cli, plans_dir: Path, tmp_path: Path) -> None:

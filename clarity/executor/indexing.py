@@ -10,15 +10,17 @@ touches this archive, and the run says what is left and how to unblock it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity import validate
 from clarity.archive import (
     INDEX_JSONL,
+    INDEX_MD,
     IndexLine,
     NotOurs,
     change_index,
@@ -161,7 +163,7 @@ def _update(
         return _keep_for_later(state, archive_dir, change, error)
     if left.adds or left.removes:
         _save_pending(state, archive_dir, _Pending([], set(), left.others))
-    return _render(archive_dir, lines) if render else NOTHING
+    return _render(state, archive_dir, lines) if render else NOTHING
 
 
 def _keep_for_later(
@@ -182,7 +184,7 @@ def _keep_for_later(
     return IndexReport([failed, *problems], [])
 
 
-def _render(archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
+def _render(state: DirState, archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
     from clarity.render.archive_index import index_markdown
 
     records = [line.record for line in lines if line.record is not None]
@@ -196,6 +198,17 @@ def _render(archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
         notes.append(f"... and {len(damaged) - 3} more damaged lines in it")
     try:
         write_index_md(archive_dir, index_markdown(records))
+    except NotOurs as error:
+        # A person's INDEX.md (or clarity's, edited): theirs, said once, and no failure.
+        said = _said_once(state, archive_dir)
+        if said is not None:
+            notes.append(
+                f"the archive's INDEX.md is yours now ({_why(error)}): clarity leaves it as "
+                "it is and updates only index.jsonl; delete it to have clarity write it again"
+            )
+            with contextlib.suppress(OSError):
+                said()
+        return IndexReport([], notes)
     except OSError as error:
         failed = (
             f"the archive's INDEX.md was not rewritten ({_why(error)}); index.jsonl is "
@@ -203,6 +216,26 @@ def _render(archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
         )
         return IndexReport([failed], notes)
     return IndexReport([], notes)
+
+
+def _said_once(state: DirState, archive_dir: Path) -> Callable[[], None] | None:
+    """None if the note on this INDEX.md was said already; else what records it was."""
+    from clarity.fsio import hash_file
+
+    try:
+        digest = hash_file(archive_dir / INDEX_MD)
+    except OSError:
+        return None  # gone or unreadable now: nothing to say of it
+    marker = state.archive_folder(archive_dir) / "index-md-kept"
+    with contextlib.suppress(OSError):
+        if marker.read_text(encoding="ascii").strip() == digest:
+            return None
+
+    def record() -> None:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(marker, digest.encode("ascii") + b"\n")
+
+    return record
 
 
 def _why(error: OSError) -> str:

@@ -55,7 +55,8 @@ def index_markdown(records: list[dict[str, Any]]) -> str:
         "# Plan archive",
         "",
         f"{len(ordered)} archived plan{'s' if len(ordered) != 1 else ''}, newest first. "
-        "Written by clarity from index.jsonl; edits here are overwritten.",
+        "Written by clarity from index.jsonl. Edit it and clarity leaves it as you left "
+        "it and writes it no more; delete it and clarity writes it again.",
         "",
     ]
     current = None
