@@ -188,3 +188,27 @@ def test_a_claim_a_killed_run_left_half_made_is_swept_and_no_record_is_empty(
     records = sorted(path.name for path in info.iterdir())
     assert records == [f"stub{n}.md.trashinfo" for n in range(3)]
     assert all(b"\nPath=" in (info / name).read_bytes() for name in records)
+
+
+def test_a_plan_the_plans_dir_will_not_let_go_leaves_no_copy_in_the_archive(
+    plans_dir: Path, trash_elsewhere: Path
+) -> None:
+    # Issue 23 item 3: full copies were left in the archive outside the index, the error
+    # named the archive's folder, and the next run archived the plan as done.2.md.
+    make_files(plans_dir, {"done.md": Plan("# Done COMPLETED\n", 20)})
+    archive = trash_elsewhere / "archive"
+    where = ("--plans-dir", str(plans_dir), "--archive-dir", str(archive))
+    assert run_process("scan", *where, "--now", NOW_ISO).exit_code == 0
+    plans_dir.chmod(0o555)
+    try:
+        failed = run_process("apply", *where, "--yes", unprivileged=True)
+    finally:
+        plans_dir.chmod(0o755)
+    assert failed.exit_code == 1, failed.stdout
+    assert f"cannot write in {plans_dir}" in failed.stdout
+    assert not [p for p in archive.rglob("*.md")] if archive.exists() else True
+    assert leftovers(trash_elsewhere) == []
+    again = run_process("apply", *where, "--yes", "--json")
+    assert again.exit_code == 0
+    (done,) = again.json()["results"]
+    assert Path(done["destination"]).name == "done.md"

@@ -52,6 +52,11 @@ def error_text(error: OSError, dst: Path | None = None) -> str:
     if isinstance(error, SourceKept):
         return f"cannot write in {Path(error.filename).parent}: {error.strerror}"
     if dst is not None and error.errno in _REFUSED:
+        # The folder that refused: the file's own (a read-only plans dir) if it will not
+        # let the file go, else the one it was going to.
+        named = os.fsdecode(error.filename) if error.filename else None
+        if named and not os.access(os.path.dirname(named) or ".", os.W_OK):  # noqa: PTH120 - a name from the system call
+            return f"cannot write in {Path(named).parent}: {error.strerror}"
         return f"cannot write in {dst.parent}: {error.strerror}"
     text = error.strerror or str(error)
     return f"{text}: {error.filename}" if error.filename and error.strerror else text
