@@ -71,7 +71,9 @@ def check_not_a_project(plans_dir: Path, source: str) -> None:
 
 
 def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]:
-    """Names in plans_dir of the plans given as current (a bare name means in plans_dir)."""
+    """Names in plans_dir of the plans given as current: a path there, or a bare name as the
+    report shows it (`fix-auth`, `fix-auth.md`). Values naming no plan there are left out
+    (unknown_current says so)."""
     names: set[str] = set()
     real_plans_dir = os.path.realpath(plans_dir)
     for value in values:
@@ -79,8 +81,19 @@ def current_plan_names(values: Iterable[str], plans_dir: Path) -> frozenset[str]
             continue
         path = expand_home(value.strip())
         if path.parent == Path() or os.path.realpath(path.parent) == real_plans_dir:
-            names.add(path.name)
+            name = path.name if path.name.endswith(".md") else f"{path.name}.md"
+            names.add(path.name if os.path.lexists(plans_dir / path.name) else name)
     return frozenset(names)
+
+
+def unknown_current(values: Iterable[str], plans_dir: Path, known: Iterable[str]) -> list[str]:
+    """A note for each --current value that names no plan of this scan."""
+    found = set(known)
+    notes = []
+    for value in values:
+        if value.strip() and not current_plan_names([value], plans_dir) & found:
+            notes.append(f"--current {value}: no such plan in {plans_dir}; nothing kept for it")
+    return notes
 
 
 def live_sessions(
@@ -206,7 +219,10 @@ def scan(
         verdicts=verdicts(),
         skipped=listing.skipped,
         retention=settings.retention,
-        notes=sessions.notes,
+        notes=(
+            *sessions.notes,
+            *unknown_current(current, settings.plans_dir, (p.name for p in listing.plans)),
+        ),
         projects=sessions.projects,
         dir_options=dir_options(settings),
     )

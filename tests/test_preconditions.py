@@ -153,3 +153,23 @@ def test_an_apply_that_failed_is_done_by_the_next_one(plans_dir: Path) -> None:
     assert contents(plans_dir, *quarters, trash_files(Path.home())) == before
     last = run_process("apply", "--plans-dir", str(plans_dir), "--yes")
     assert "was already applied" in last.stdout
+
+
+def test_current_takes_the_name_the_report_shows_and_says_when_it_names_no_plan(
+    cli, plans_dir: Path
+) -> None:
+    # Issue 23 item 7: `--current fix-auth` and a path that names no plan were ignored
+    # without a word.
+    make_files(plans_dir, {"fix-auth.md": Plan("# Fix auth COMPLETED\n", 20)})
+    args = ("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json")
+    for value in ("fix-auth", "fix-auth.md", str(plans_dir / "fix-auth.md")):
+        found = cli(*args, "--current", value).json()
+        assert [(p["class"], p["reason"]) for p in found["plans"]] == [
+            ("active", "current session's plan")
+        ]
+        assert found.get("notes", []) == []
+    missing = cli(*args, "--current", "fix-auht").json()
+    assert missing["plans"][0]["class"] == "completed"
+    assert missing["notes"] == [
+        f"--current fix-auht: no such plan in {plans_dir}; nothing kept for it"
+    ]
