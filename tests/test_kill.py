@@ -95,3 +95,30 @@ def test_a_killed_cross_filesystem_apply_leaves_no_half_copy(
         (config / "config.toml").write_text(f'archive_dir = "{archive}"\n')
         _run_with_kills(plans_dir, archive, isolated_home, 1500)
         os.sync()
+
+
+def test_ctrl_c_during_apply_says_what_is_left_and_the_next_run_finishes(
+    plans_dir: Path, isolated_home: Path
+) -> None:
+    # Issue 23 item 6: Ctrl-C said nothing the person could act on.
+    import signal
+
+    original = make_corpus(plans_dir, 1500)
+    assert run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    state_home = isolated_home / ".local" / "state"
+    process = start_clarity("apply", "--plans-dir", str(plans_dir), "--yes")
+    interrupted = wait_for_journal(process, state_home, run_count(state_home), 20_000)
+    if interrupted:
+        process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    if not interrupted:
+        pytest.skip("the apply ended before it could be interrupted")
+    assert process.returncode == 130, (process.returncode, err)
+    said = err.decode().strip().splitlines()
+    assert said[-1] == (
+        "clarity: interrupted; the move under way is finished or rolled back by the next "
+        "clarity command, and clarity undo puts back what this run moved"
+    )
+    assert run_process("apply", "--plans-dir", str(plans_dir), "--yes").exit_code == 0
+    archive = plans_dir.parent / "plans-archive"
+    _check_everything_done_once(plans_dir, archive, isolated_home, original)

@@ -115,9 +115,27 @@ def _command_path(error: typer.TyperException) -> str:
     return path if isinstance(path, str) and path else "clarity"
 
 
+_MOVING = frozenset({"apply", "undo", "archive", "restore"})
+INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+def _interrupted(args: list[str]) -> str:
+    """What Ctrl-C left, in one line (on a line of its own after a ^C at a prompt)."""
+    start = "\n" if sys.stderr.isatty() else ""
+    if _MOVING.intersection(args[:1]):
+        return (
+            f"{start}clarity: interrupted; the move under way is finished or rolled back by "
+            "the next clarity command, and clarity undo puts back what this run moved"
+        )
+    return f"{start}clarity: interrupted; nothing was moved"
+
+
 def _run(args: list[str]) -> int:
     try:
         result = _group_for(args).main(args=args, prog_name="clarity", standalone_mode=False)
+        if result == INTERRUPTED:  # typer turns Ctrl-C into this exit code, silently
+            output.say([_interrupted(args)], err=True)
+            return INTERRUPTED
         output.flush()  # a report that does not fit (a full disk) is an error line here
     except ClarityError as error:
         output.say([f"clarity: error: {one_line(error.message)}"], err=True)
@@ -128,8 +146,8 @@ def _run(args: list[str]) -> int:
         output.say([f"clarity: error: {message}{hint}"], err=True)
         return error.exit_code
     except (KeyboardInterrupt, typer.Abort):
-        output.say(["clarity: interrupted"], err=True)
-        return 130
+        output.say([_interrupted(args)], err=True)
+        return INTERRUPTED
     except (output.ReaderGone, BrokenPipeError):
         return 0  # the reader went away (clarity scan | head): nothing left to say
     except OSError as error:  # the machine's doing (a full disk, a file size limit, ...)
