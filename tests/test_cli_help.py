@@ -104,9 +104,10 @@ def test_a_bare_command_prints_its_help_and_succeeds(command) -> None:
 
 
 def test_version_comes_from_the_installed_package() -> None:
-    shown = run_process("--version")
-    assert (shown.exit_code, shown.stderr) == (0, "")
-    assert shown.stdout == f"clarity {version('clarity-plans')}\n"
+    for flag in ("--version", "-V"):  # -V as pip, ruff and most tools have it (issue 23.14)
+        shown = run_process(flag)
+        assert (shown.exit_code, shown.stderr) == (0, "")
+        assert shown.stdout == f"clarity {version('clarity-plans')}\n"
 
 
 def test_the_shell_completes_commands_and_options() -> None:

@@ -102,7 +102,11 @@ def clarity(
     show_version: Annotated[
         bool,
         typer.Option(
-            "--version", is_eager=True, callback=_version, help="Print clarity's version and exit."
+            "--version",
+            "-V",
+            is_eager=True,
+            callback=_version,
+            help="Print clarity's version and exit.",
         ),
     ] = False,
 ) -> None:
