@@ -38,8 +38,9 @@ class ChangedWhileMoving(OSError):
 
 
 class SourceKept(OSError):
-    """A copy across filesystems was made, but the source's folder would not let it go:
-    the copy is taken back, so the file is in one place, where it was."""
+    """The source's folder would not let the file go (a read-only plans dir): it stays
+    where it was (a copy made across filesystems is taken back). Its filename is the
+    source's, so the line names the folder that refused."""
 
 
 _REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
@@ -52,11 +53,6 @@ def error_text(error: OSError, dst: Path | None = None) -> str:
     if isinstance(error, SourceKept):
         return f"cannot write in {Path(error.filename).parent}: {error.strerror}"
     if dst is not None and error.errno in _REFUSED:
-        # The folder that refused: the file's own (a read-only plans dir) if it will not
-        # let the file go, else the one it was going to.
-        named = os.fsdecode(error.filename) if error.filename else None
-        if named and not os.access(os.path.dirname(named) or ".", os.W_OK):  # noqa: PTH120 - a name from the system call
-            return f"cannot write in {Path(named).parent}: {error.strerror}"
         return f"cannot write in {dst.parent}: {error.strerror}"
     text = error.strerror or str(error)
     return f"{text}: {error.filename}" if error.filename and error.strerror else text
@@ -69,6 +65,9 @@ def move_file(src: Path, dst: Path, sha256: str | None = None) -> None:
         fsio.rename_noreplace(src, dst)  # looked up here: tests wrap the system call
         return
     except OSError as error:
+        if error.errno in _REFUSED and not os.access(src.parent, os.W_OK):
+            # Which folder refused is the line's news: here the source's, not dst's.
+            raise SourceKept(error.errno, error.strerror, os.fspath(src)) from None
         if error.errno != errno.EXDEV:
             raise
     _copy_then_unlink(src, dst, sha256)

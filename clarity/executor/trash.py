@@ -15,7 +15,6 @@ says to restore the file by hand.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import stat
 import sys
@@ -40,9 +39,6 @@ from clarity.executor.trash_layout import (
 from clarity.fsio import hash_file, partial_path
 
 __all__ = ["TrashRefused", "TrashedFile", "freedesktop", "locate", "restore", "send_to_trash"]
-
-
-_REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 class TrashRefused(OSError):
@@ -83,9 +79,6 @@ def send_to_trash(path: Path, sha256: str, size: int) -> TrashedFile | None:
     except (ChangedWhileMoving, SourceKept):
         raise
     except OSError as error:
-        if error.errno in _REFUSED and not os.access(path.parent, os.W_OK):
-            # The plans dir, not the trash, would not let the plan go: say which.
-            raise SourceKept(error.errno, error.strerror, os.fspath(path)) from None
         raise TrashRefused(
             error.errno, f"the trash refused it: {error.strerror or error}"
         ) from None
