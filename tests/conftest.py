@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,6 +184,28 @@ def drain(controller: int) -> bytes:
         drawn += chunk
     os.close(controller)
     return drawn
+
+
+RenameHook = Callable[[Path, Path], None]
+
+
+def before_each_rename(monkeypatch: pytest.MonkeyPatch, hook: RenameHook) -> None:
+    """Call hook(src, dst) before every rename a move makes: clarity's own no-replace
+    rename, and os.rename (send2trash's, on the platforms it still serves)."""
+    from clarity import fsio
+
+    real_rename, real_noreplace = os.rename, fsio.rename_noreplace
+
+    def rename(src, dst, *args, **kwargs):  # os.rename, as it is called
+        hook(Path(os.fsdecode(src)), Path(os.fsdecode(dst)))  # bytes from send2trash
+        return real_rename(src, dst, *args, **kwargs)
+
+    def rename_noreplace(src: Path, dst: Path) -> None:
+        hook(Path(src), Path(dst))
+        real_noreplace(src, dst)
+
+    monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(fsio, "rename_noreplace", rename_noreplace)
 
 
 def run_process(

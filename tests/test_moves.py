@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from clarity import fsio
 from clarity.executor.moves import ChangedWhileMoving, move_file
 from clarity.fsio import partial_path
-from tests.conftest import NOW_ISO, Plan, contents, make_files, read_files
+from tests.conftest import NOW_ISO, Plan, before_each_rename, contents, make_files, read_files
 from tests.test_apply import PLANS
 
 
@@ -26,24 +25,14 @@ from tests.test_apply import PLANS
 def no_rename_across(monkeypatch: pytest.MonkeyPatch, plans_dir: Path) -> list[str]:
     """A rename out of the plans dir fails with EXDEV, as between two filesystems:
     send2trash's (os.rename) and clarity's own (the no-replace rename)."""
-    real_rename, real_noreplace = os.rename, fsio.rename_noreplace
     refused: list[str] = []
 
-    def refuse(src: str | bytes | Path) -> None:
-        if Path(os.fsdecode(src)).parent == plans_dir:  # send2trash passes bytes
-            refused.append(Path(os.fsdecode(src)).name)
+    def refuse(src: Path, dst: Path) -> None:
+        if src.parent == plans_dir:
+            refused.append(src.name)
             raise OSError(errno.EXDEV, os.strerror(errno.EXDEV), str(src))
 
-    def rename(src, dst, *args, **kwargs):
-        refuse(src)
-        return real_rename(src, dst, *args, **kwargs)
-
-    def rename_noreplace(src: Path, dst: Path) -> None:
-        refuse(src)
-        real_noreplace(src, dst)
-
-    monkeypatch.setattr(os, "rename", rename)
-    monkeypatch.setattr(fsio, "rename_noreplace", rename_noreplace)
+    before_each_rename(monkeypatch, refuse)
     return refused
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from clarity import fsio
 from tests.conftest import (
     NOW_ISO,
     Plan,
+    before_each_rename,
     contents,
     make_files,
     run_process,
@@ -66,25 +66,14 @@ def test_two_applies_trashing_namesakes_at_once_lose_no_plan(
 def racing_trasher(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Another program that drops a file into the trash, without a record, at the very
     name clarity's move is about to take (whichever rename clarity uses)."""
-    real_rename, real_noreplace = os.rename, fsio.rename_noreplace
     dropped: list[Path] = []
 
-    def drop(dst: str | bytes | Path) -> None:
-        target = Path(os.fsdecode(dst))
-        if target.parent.name == "files" and not dropped:
-            target.write_text("another program's file\n")
-            dropped.append(target)
+    def drop(src: Path, dst: Path) -> None:
+        if dst.parent.name == "files" and not dropped:
+            dst.write_text("another program's file\n")
+            dropped.append(dst)
 
-    def rename(src, dst, *args, **kwargs):  # send2trash's
-        drop(dst)
-        return real_rename(src, dst, *args, **kwargs)
-
-    def rename_noreplace(src: Path, dst: Path) -> None:  # clarity's own
-        drop(dst)
-        real_noreplace(src, dst)
-
-    monkeypatch.setattr(os, "rename", rename)
-    monkeypatch.setattr(fsio, "rename_noreplace", rename_noreplace)
+    before_each_rename(monkeypatch, drop)
     return dropped
 
 
