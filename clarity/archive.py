@@ -28,6 +28,7 @@ from clarity.fsio import (
     NAME_MAX,
     NEW_FLAGS,
     append_durably,
+    cut_to,
     partial_path,
     read_regular,
     write_atomic,
@@ -127,15 +128,8 @@ def free_name(folder: Path, name: str, taken: Collection[Path] = ()) -> Path:
     ):
         number += 1
         tail = f".{number}.{ext}" if dot else f".{number}"
-        candidate = folder / (_cut(stem, NAME_MAX - len(os.fsencode(tail))) + tail)
+        candidate = folder / (cut_to(stem, NAME_MAX - len(os.fsencode(tail))) + tail)
     return candidate
-
-
-def _cut(text: str, most: int) -> str:
-    """text, shortened at a character to at most `most` bytes (a long name's suffix fits)."""
-    while len(os.fsencode(text)) > most:
-        text = text[:-1]
-    return text
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,14 @@ def fsync_dir(directory: Path) -> None:
 NAME_MAX = 255  # bytes in one name, on every filesystem clarity writes to
 
 
+def cut_to(text: str, most: int) -> str:
+    """text, cut at a character so that it takes at most `most` bytes as a file name does
+    (a long name's suffix, or a tag, then fits NAME_MAX)."""
+    while len(os.fsencode(text)) > most:
+        text = text[:-1]
+    return text
+
+
 def partial_path(dst: Path) -> Path:
     """Where a cross-filesystem copy is built before it takes dst's name: hidden beside it,
     and within NAME_MAX however long dst's name (a long one is cut and told apart by its
@@ -51,10 +59,7 @@ def partial_path(dst: Path) -> Path:
     if len(os.fsencode(name)) <= NAME_MAX:
         return dst.with_name(name)
     tag = hashlib.sha256(os.fsencode(dst.name)).hexdigest()[:12]
-    room = NAME_MAX - len(f"..{tag}.clarity-partial")
-    cut = dst.name
-    while len(os.fsencode(cut)) > room:
-        cut = cut[:-1]
+    cut = cut_to(dst.name, NAME_MAX - len(f"..{tag}.clarity-partial"))
     return dst.with_name(f".{cut}.{tag}.clarity-partial")
 
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from clarity.fsio import NAME_MAX, NEW_FLAGS, sweep_temps, write_all
+from clarity.fsio import NAME_MAX, NEW_FLAGS, cut_to, sweep_temps, write_all
 
 INFO_SUFFIX = ".trashinfo"
 MOST_NAMES = 10_000  # `name`, then `name 1` ... `name 9999`
@@ -105,14 +105,7 @@ def _usable(folder: Path, device: int) -> bool:
 
 def _fit(base: str, tail: str) -> str:
     """base + tail, base cut (at a character) so that the record's name fits NAME_MAX."""
-    room = NAME_MAX - len(os.fsencode(tail + INFO_SUFFIX))
-    encoded = os.fsencode(base)
-    if len(encoded) <= room:
-        return base + tail
-    cut = base
-    while len(os.fsencode(cut)) > room:
-        cut = cut[:-1]
-    return cut + tail
+    return cut_to(base, NAME_MAX - len(os.fsencode(tail + INFO_SUFFIX))) + tail
 
 
 def entry_names(name: str) -> Iterator[str]:
