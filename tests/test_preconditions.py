@@ -173,3 +173,18 @@ def test_current_takes_the_name_the_report_shows_and_says_when_it_names_no_plan(
     assert missing["notes"] == [
         f"--current fix-auht: no such plan in {plans_dir}; nothing kept for it"
     ]
+
+
+def test_no_path_option_takes_an_empty_value_for_the_current_folder(cli, plans_dir: Path) -> None:
+    # The review of issue 23 item 2: demo --dir "" laid the sample out in an empty
+    # current folder; scan --project "" and --output "" meant the current folder too.
+    make_files(plans_dir, {"a.md": Plan("# A\n", 3)})
+    for args in (
+        ["demo", "--dir", ""],
+        ["scan", "--plans-dir", str(plans_dir), "--project", " "],
+        ["scan", "--plans-dir", str(plans_dir), "--output", ""],
+    ):
+        result = cli(*args)
+        assert result.exit_code == 2, args
+        assert result.stderr.endswith("is empty (an unset shell variable?); give a path\n")
+        assert list(Path.cwd().iterdir()) == []

@@ -88,7 +88,7 @@ SessionOption = Annotated[
     ),
 ]
 ProjectOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--project",
         metavar="DIR",
@@ -123,6 +123,17 @@ def settings_from(parameters: dict[str, Any]) -> Settings:
 
     options = {key: parameters.get(key) for key in _SETTING_OPTIONS}
     return load_settings(options, os.environ, Path.cwd())
+
+
+def given_path(value: str, option: str) -> Path:
+    """A path option's value as a path: never "" (an unset shell variable), which Path
+    would take for the current folder."""
+    from clarity.errors import ClarityError
+    from clarity.locations import expand_home
+
+    if not value.strip():
+        raise ClarityError(f"{option}: is empty (an unset shell variable?); give a path")
+    return expand_home(value)
 
 
 def current_values(current: list[str] | None) -> list[str]:

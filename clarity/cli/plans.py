@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,11 +23,11 @@ from clarity.cli.options import (
     StaleDaysOption,
     YesOption,
     current_values,
+    given_path,
     note,
     settings_from,
 )
 from clarity.errors import ClarityError
-from clarity.locations import expand_home
 from clarity.output import say
 from clarity.terminal import (
     Format,
@@ -60,7 +59,7 @@ def scan(
     json_output: JsonOption = False,
     output_format: FormatOption = None,
     output: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--output", help="Write the report to this file instead (whole, at once)."),
     ] = None,
     show_all: Annotated[
@@ -101,10 +100,9 @@ def scan(
 
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
-    from clarity.locations import expand_home
     from clarity.scanning import run_scan
 
-    where = None if project is None else expand_home(project).absolute()
+    where = None if project is None else given_path(project, "--project").absolute()
     try:
         report = run_scan(
             settings,
@@ -119,7 +117,7 @@ def scan(
     finally:
         bar.close()
     if output is not None:
-        save_scan_report(report, chosen_format, expand_home(output))
+        save_scan_report(report, chosen_format, given_path(output, "--output"))
         note(f"report written to {output}")
         return
     print_scan_report(report, chosen_format, show_all=show_all)
@@ -152,7 +150,7 @@ def show_config(
 @app.command()
 def demo(
     directory: Annotated[
-        Path | None,
+        str | None,
         typer.Option("--dir", help="Lay the sample out here (new or empty) [default: a temp dir]."),
     ] = None,
     json_output: JsonOption = False,
@@ -164,7 +162,7 @@ def demo(
     from clarity.hints import clarity_command
 
     chosen_format = choose_format(json_output, output_format)
-    where = None if directory is None else expand_home(directory)
+    where = None if directory is None else given_path(directory, "--dir")
     report, kept = run_demo(where, parse_now(None))
     print_scan_report(report, chosen_format)
     if kept is None:
