@@ -279,8 +279,9 @@ def _line(record: dict[str, Any]) -> bytes:
 def change_index(
     archive_dir: Path, adds: Iterable[dict[str, Any]], removes: Collection[tuple[str, str]]
 ) -> list[IndexLine]:
-    """Add records (those not there already) and remove records by key; every other
-    line (damaged, or a record of something else) is kept as it was. A record added at
+    """Add records (those not there already) and remove records by key (a key removed and
+    added is a record replaced); every other line (damaged, or a record of something
+    else) is kept as it was. A record added at
     the path of an older record replaces it: the archive holds one file at a path, so
     the older one left it (a plan moved back by hand, then archived again).
 
@@ -288,7 +289,7 @@ def change_index(
     index.jsonl is not clarity's: then nothing is written).
     """
     lines = read_index_lines(archive_dir)
-    present = {record_key(line.record) for line in lines if line.record is not None}
+    present = {record_key(line.record) for line in lines if line.record is not None} - set(removes)
     new: list[dict[str, Any]] = []
     for record in adds:
         if record_key(record) not in present:

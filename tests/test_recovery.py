@@ -56,6 +56,8 @@ def before(src, dst):
     if moment == "durable-before-move" and (in_plans(src) or in_plans(dst)):
         check_announced(src)  # an apply's move out, or an undo's move back
 
+landed = []  # files moved so far into the folder a counted moment watches
+
 def after(src, dst):
     dst = os.fsdecode(dst)
     if moment == "after-rename" and in_plans(src) and "-agent-" not in dst:
@@ -64,6 +66,13 @@ def after(src, dst):
         die()
     if moment == "after-restore" and in_plans(dst):
         die()
+    # "back-into-plans:N" / "back-into-archive:N": killed once N files have landed there
+    where, _, count = moment.partition(":")
+    into_archive = "/plans-archive/" in dst and not dst.endswith("-partial")
+    if (where, True) in (("back-into-plans", in_plans(dst)), ("back-into-archive", into_archive)):
+        landed.append(dst)
+        if len(landed) >= int(count):
+            die()
 
 def rename(src, dst, *args, **kwargs):  # send2trash's
     before(src, dst)

@@ -139,11 +139,12 @@ def update_index(
 def _merged(left: _Pending, adds: list[dict[str, Any]], removes: Collection[Key]) -> _Pending:
     """The changes left pending and these, as one: a change made now overrides one left
     pending, so a record taken out and put back (a restore undone) is in the index
-    afterwards, and the other way round."""
+    afterwards, and the other way round. A key both removed and added in one change is a
+    record replaced (a group listed again from what the archive holds)."""
     added = {record_key(record) for record in adds}
-    all_removes = (left.removes - added) | set(removes)
-    all_adds = [r for r in [*left.adds, *adds] if record_key(r) not in all_removes]
-    return _Pending(all_adds, all_removes, left.others)
+    removed = set(removes)
+    kept = [r for r in left.adds if record_key(r) not in removed | added]
+    return _Pending([*kept, *adds], (left.removes - added) | removed, left.others)
 
 
 def _update(

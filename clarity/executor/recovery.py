@@ -14,18 +14,27 @@ leaves for later: it never stops the command that called it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from datetime import datetime
 from pathlib import Path
 
 from clarity.archive import read_index_lines, record_key, relative_path
 from clarity.executor.apply import group_from_record, settled_names
-from clarity.executor.indexing import update_index
-from clarity.executor.journal import MOVING_RUNS, Journal, RunLog, read_run, set_aside_damage
+from clarity.executor.journal import (
+    MOVING_RUNS,
+    Journal,
+    RunLog,
+    load_runs,
+    read_run,
+    set_aside_damage,
+)
 from clarity.executor.mover import GroupMover
 from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind
 from clarity.executor.restore import finish_restore
+from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import freedesktop, locate, remove_strays
+from clarity.executor.undo import Restorable, finish_groups, plan_undo, relist
 from clarity.fsio import fsync_dir, partial_path, same_bytes
 from clarity.model import Action
 from clarity.state import DirState
@@ -119,17 +128,32 @@ def _indexed(archive_dir: Path) -> set[tuple[str, str]]:
     return {record_key(line.record) for line in lines if line.record is not None}
 
 
-def _finish_undo(state: DirState, log: RunLog) -> list[str]:
-    """The index changes of an undo's moves: records out for plans put back in the plans
-    dir, records in again for restored plans put back in the archive."""
+def _finish_undo(state: DirState, log: RunLog, journal: Journal) -> list[str]:
+    """Finish each group the undo had begun (a kill must not leave a group half back: the
+    rest of it follows), then list in the index what the archive holds of those groups."""
     assert log.begin is not None
-    done = [intent for intent, _ in log.done()]
-    keys = {key for intent in done if intent.move is Move.RESTORE and (key := intent.key)}
-    adds = [i.record for i in done if i.move is Move.ARCHIVE and i.record is not None]
-    if not keys and not adds:
+    touched = {(intent.from_run, intent.group) for intent, _ in log.done()}
+    if not touched:
         return []
-    index = update_index(state, log.begin.archive_dir, adds, removes=keys)
-    return index.failed + index.notes
+    logs = [other for other in load_runs(state).logs if other.name != log.name]
+    logs.append(log)  # as settled just now
+    archive_dir = log.begin.archive_dir
+    plan = plan_undo(logs, log.begin.plans_dir, archive_dir)
+    results: list[ActionResult] = []
+    if plan is not None and set(plan.runs) <= set(log.begin.undoes):
+        left = tuple(item for item in plan.items if (item.run, item.intent.group) in touched)
+        if left:
+            results = finish_groups(journal, dataclasses.replace(plan, items=left))
+    groups = [
+        Restorable(run.name, intent, outcome)
+        for run in logs
+        if run.name in log.begin.undoes
+        for intent, outcome in run.done()
+        if (run.name, intent.group) in touched
+    ]
+    index = relist(state, archive_dir, groups)
+    failed = [f"{r.name}: {r.error or r.reason}" for r in results if r.status is not Status.DONE]
+    return failed + index.failed + index.notes
 
 
 def _started(log: RunLog) -> datetime | None:
@@ -164,7 +188,7 @@ def recover(state: DirState) -> list[str]:
     if log.kind in MOVING_RUNS:  # an apply or a hand archive: both move groups
         problems = _finish_apply(state, log, journal)
     elif log.kind is RunKind.UNDO:
-        problems = _finish_undo(state, log)
+        problems = _finish_undo(state, log, journal)
     else:
         problems = finish_restore(state, log, journal)
     journal.close(state, interrupted=True)

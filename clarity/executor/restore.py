@@ -5,9 +5,10 @@ plan first, then its sub-plans) is announced in the journal, with one fsync,
 before the first of them moves; each move is a no-replace rename (or a
 verified copy across filesystems), so a plan that appeared in the plans dir
 meanwhile is never replaced. Once the plan is back, its index record leaves
-index.jsonl and INDEX.md is rendered again; the plan's intent carries the
-whole record, so that undo can put the plan back in the archive and the
-record back in the index. A restore that a kill cut short is finished by
+index.jsonl (a sub-plan that could not follow it is listed on its own) and
+INDEX.md is rendered again; the plan's intent carries the whole record, so
+that undo can put the plan back in the archive and the record back in the
+index. A restore that a kill cut short is finished by
 recovery when its plan had moved (the sub-plans follow it), and rolled back
 when it had not.
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from clarity.executor.group_records import regroup_all
 from clarity.executor.indexing import NOTHING, IndexReport, update_index
 from clarity.executor.journal import Journal, RunLog
 from clarity.executor.moves import move_file
@@ -119,7 +121,7 @@ def restore_group(
     results: list[ActionResult] = []
     index = NOTHING
     if _move_all(journal, _intents(journal, plans_dir, group), results):
-        index = update_index(state, archive_dir, removes={group.key})
+        index = _relist(state, archive_dir, group.record)
     journal.close(state)
     return RunReport(
         RunKind.RESTORE,
@@ -130,6 +132,14 @@ def restore_group(
         notes=tuple(index.notes),
         problems=tuple(index.failed),
     )
+
+
+def _relist(state: DirState, archive_dir: Path, record: dict[str, Any]) -> IndexReport:
+    """The group's record out of the index; a sub-plan left in the archive (its name was
+    taken in the plans dir) listed on its own, so that it can still be found and restored."""
+    paths = [str(record["path"]), *(str(sub["path"]) for sub in record.get("subplans") or [])]
+    change = regroup_all(archive_dir, [(str(record["run"]), paths, record)])
+    return update_index(state, archive_dir, change.adds, removes=change.removes)
 
 
 def finish_restore(state: DirState, log: RunLog, journal: Journal) -> list[str]:
@@ -151,7 +161,7 @@ def finish_restore(state: DirState, log: RunLog, journal: Journal) -> list[str]:
     if again:
         _move_all(journal, list(again.values()), results, plan_first=False)
     index: IndexReport = NOTHING
-    if plan.key is not None:
-        index = update_index(state, log.begin.archive_dir, removes={plan.key})
+    if plan.record is not None:
+        index = _relist(state, log.begin.archive_dir, plan.record)
     failed = [f"{r.name}: {r.error or r.reason}" for r in results if r.status is not Status.DONE]
     return failed + index.failed + index.notes

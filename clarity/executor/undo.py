@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from clarity.archive import quarter_folder, relative_path
-from clarity.executor.indexing import NOTHING, update_index
+from clarity.executor.group_records import regroup_all
+from clarity.executor.indexing import NOTHING, IndexReport, update_index
 from clarity.executor.journal import Batch, Journal, RunLog
 from clarity.executor.moves import error_text, is_the_file, keep_mtime, move_file
 from clarity.executor.outcomes import carry_out, result_of
@@ -31,6 +32,8 @@ from clarity.executor.records import UNDOABLE_RUNS, Intent, Move, Outcome, RunKi
 from clarity.executor.results import ActionResult, RunReport, Status
 from clarity.executor.trash import TrashedFile, freedesktop, locate, restore
 from clarity.state import DirState
+
+IndexedGroup = tuple[str, list[str], dict[str, Any] | None]  # run, paths, carried record
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +105,15 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
                 if intent.from_run is not None and intent.from_seq is not None:
                     restored.add((intent.from_run, intent.from_seq))
     # Files a restore took out of the archive (and no undo put back) are the restore's to
-    # undo, not the apply's that archived them: that apply's undo passes over them.
-    taken_back = {
-        intent.src
-        for log in logs
-        if log.kind is RunKind.RESTORE
-        for intent, _ in log.done()
-        if (log.name, intent.seq) not in restored
-    }
+    # undo, not the apply's that archived them: that apply's undo passes over them. Only
+    # an earlier run's: a later run may have archived a file at the same place again.
+    order = {log.name: position for position, log in enumerate(logs)}
+    taken_back: dict[Path, int] = {}  # a path in the archive: the latest restore that took it
+    for position, log in enumerate(logs):
+        if log.kind is RunKind.RESTORE:
+            for intent, _ in log.done():
+                if (log.name, intent.seq) not in restored:
+                    taken_back[intent.src] = position
     applies = [log for log in logs if log.kind in UNDOABLE_RUNS]
     while applies:
         latest = applies[-1]
@@ -120,7 +124,7 @@ def plan_undo(logs: Sequence[RunLog], plans_dir: Path, archive_dir: Path) -> Und
             for log in runs
             for intent, outcome in log.done()
             if (log.name, intent.seq) not in restored
-            and (outcome.dst is None or outcome.dst not in taken_back)
+            and (outcome.dst is None or taken_back.get(outcome.dst, -1) < order[log.name])
         )
         if latest.kind is RunKind.RESTORE:
             items = _unedited(items, notes, latest.label)
@@ -154,15 +158,54 @@ def _record_path(item: Restorable, archive_dir: Path) -> str | None:
         return None
 
 
-class _Undoer:
-    """Restores groups; like apply, it announces a batch of moves under one fsync."""
+def index_groups(items: Iterable[Restorable], archive_dir: Path) -> list[IndexedGroup]:
+    """The archived groups these files belong to: each as its record's run, its files' paths
+    in the archive, and the record a restore carried for it (undo puts it back)."""
+    groups: dict[tuple[str, str], tuple[str, list[str], list[dict[str, Any]]]] = {}
+    for item in items:
+        if item.from_trash:
+            continue
+        where = item.intent.src if item.to_archive else item.where
+        run = item.intent.from_run if item.to_archive else item.run
+        if where is None or run is None:
+            continue
+        try:
+            path = relative_path(where, archive_dir)
+        except ValueError:
+            continue  # not in this archive: no record of it here
+        _, paths, carried = groups.setdefault((item.run, item.intent.group), (run, [], []))
+        paths.append(path)
+        if item.to_archive and item.intent.record is not None:
+            carried.append(item.intent.record)
+    return [(run, paths, next(iter(carried), None)) for run, paths, carried in groups.values()]
 
-    def __init__(self, journal: Journal, plan: UndoPlan) -> None:
+
+def relist(state: DirState, archive_dir: Path, items: Iterable[Restorable]) -> IndexReport:
+    """The index made to list what the archive holds of the groups these files belong to:
+    a group put back whole leaves it, a group back in the archive returns to it, a group
+    split (a file that could not move) lists what stayed."""
+    groups = index_groups(items, archive_dir)
+    if not groups:
+        return NOTHING
+    change = regroup_all(archive_dir, groups)
+    if not change.adds and not change.removes:
+        return NOTHING
+    return update_index(state, archive_dir, change.adds, removes=change.removes)
+
+
+class _Undoer:
+    """Restores groups; like apply, it announces a batch of moves under one fsync.
+
+    whole: a group stays where it is if any of its files' names is taken (an undo); not
+    whole, each file that can come back does (recovery finishing a group a kill split).
+    """
+
+    def __init__(self, journal: Journal, plan: UndoPlan, *, whole: bool = True) -> None:
         self.journal = journal
         self.plan = plan
+        self.whole = whole
         self.results: list[ActionResult] = []
-        self.unindex: set[tuple[str, str]] = set()
-        self.reindex: list[dict[str, Any]] = []  # records of restored plans put back
+        self.moved: list[Restorable] = []
         self._batch: Batch[tuple[Restorable, Intent]] = Batch(journal, self.restore)
 
     def result(
@@ -184,7 +227,7 @@ class _Undoer:
         return item.intent.src if item.to_archive else self.plan.plans_dir / item.name
 
     def run_group(self, items: list[Restorable]) -> None:
-        back = [item for item in items if os.path.lexists(self.home(item))]
+        back = [item for item in items if self.whole and os.path.lexists(self.home(item))]
         if back:
             self.flush()  # the batch first: results stay in order
             names = ", ".join(item.name for item in back)
@@ -283,12 +326,18 @@ class _Undoer:
             taken = f"its place in the archive is taken ({dst}); left in the plans dir"
         outcome = carry_out(self.journal, intent.seq, dst, move, taken)
         self.results.append(result_of(item.name, intent.move, outcome))
-        if not outcome.done:
-            return
-        if intent.record_path is not None:
-            self.unindex.add((item.run, intent.record_path))
-        if intent.record is not None:
-            self.reindex.append(intent.record)
+        if outcome.done:
+            self.moved.append(item)
+
+
+def finish_groups(journal: Journal, plan: UndoPlan) -> list[ActionResult]:
+    """Put back, file by file, what is left of the plan's groups (recovery: groups a kill
+    cut in two); what could not come back stays, and the index lists it."""
+    undoer = _Undoer(journal, plan, whole=False)
+    for items in _groups(plan.items).values():
+        undoer.run_group(items)
+    undoer.flush()
+    return undoer.results
 
 
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
@@ -298,9 +347,9 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
     for items in _groups(plan.items).values():
         undoer.run_group(items)
     undoer.flush()
-    index = NOTHING
-    if undoer.unindex or undoer.reindex:
-        index = update_index(state, plan.archive_dir, undoer.reindex, removes=undoer.unindex)
+    touched = {(item.run, item.intent.group) for item in undoer.moved}
+    groups = [item for item in plan.items if (item.run, item.intent.group) in touched]
+    index = relist(state, plan.archive_dir, groups)
     journal.close(state)
     return RunReport(
         RunKind.UNDO,
