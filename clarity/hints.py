@@ -26,10 +26,21 @@ def dir_options(settings: Settings) -> tuple[str, ...]:
     return tuple(chosen)
 
 
+_GIVEN: set[str] = set()  # every command this run wrote into a text, for render.fit
+
+
 def clarity_command(verb: str, *args: str, options: Sequence[str] = ()) -> str:
     """`clarity VERB ARGS... OPTIONS...`, each word quoted for a POSIX shell (a placeholder
     such as NAME... needs no quotes and gets none)."""
-    return " ".join(_quoted(word) for word in ("clarity", verb, *args, *options))
+    command = " ".join(_quoted(word) for word in ("clarity", verb, *args, *options))
+    _GIVEN.add(command)
+    return command
+
+
+def commands_given() -> frozenset[str]:
+    """The commands clarity_command has written so far: text that is never broken in two
+    when a line is fitted to the terminal, so that it can be pasted whole."""
+    return frozenset(_GIVEN)
 
 
 def _quoted(word: str) -> str:

@@ -50,17 +50,41 @@ def _note(text: str) -> None:
         pass
 
 
-def say(lines: Iterable[str], *, err: bool = False) -> None:
-    """Lines for a person (a report, a note, a question), each escaped: one line each."""
-    (_note if err else _write)(printable_lines(lines))
+def say(lines: Iterable[str], *, err: bool = False, fitted: bool = True) -> None:
+    """Lines for a person (a report, a note, a question), each escaped: one line each; on
+    a terminal, each broken between words to its width (never inside a command), unless
+    not fitted (Markdown, whose lines are its syntax)."""
+    width = terminal_width(sys.stderr if err else sys.stdout) if fitted else None
+    if width is None:
+        (_note if err else _write)(printable_lines(lines))
+        return
+    from clarity.printable import printable
+    from clarity.render.fit import fit_lines
+
+    shown = fit_lines((printable(line) for line in lines), width)
+    (_note if err else _write)("".join(line + "\n" for line in shown))
+
+
+def terminal_width(stream: Any) -> int | None:
+    """The columns of the terminal a stream writes to (COLUMNS, if set, says); None when
+    it is not a terminal: a pipe or a file gets whole lines, for scripts and logs."""
+    try:
+        if not stream.isatty():
+            return None
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() else os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return None
+    return max(width, 20)
 
 
 def say_text(text: str, *, err: bool = False) -> None:
-    """Text a renderer made of lines: split at its newlines only, each line escaped."""
+    """Text a renderer made of lines (Markdown, help): split at its newlines only, each
+    line escaped, none broken (its lines are its own)."""
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    say(lines, err=err)
+    say(lines, err=err, fitted=False)
 
 
 def send_json(document: Any) -> None:

@@ -120,10 +120,10 @@ def test_markdown_report(cli, plans_dir: Path) -> None:
     assert "**5 plans: 1 active (keep), 2 completed (archive), 1 stale (trash), 1 dormant" in text
     sections = [line for line in text.splitlines() if line.startswith("### ")]
     assert sections == [
+        "### Active: keep (1)",
         "### Completed: archive (2)",
         "### Stale: send to trash (1)",
         "### Dormant: for you to review (left in place) (1)",
-        "### Active: keep (1)",
     ]
     lines = text.splitlines()
     parent_row = next(i for i, line in enumerate(lines) if line.startswith("| `done.md`"))
@@ -147,7 +147,9 @@ def test_table_report_groups_by_class_with_sub_plans_under_their_parent(
     assert result.exit_code == 0
     out = result.stdout
     assert "5 plans: 1 active (keep), 2 completed (archive)" in out
-    order = [out.index(title) for title in ("Completed: archive", "Stale:", "Dormant:", "Active:")]
+    # What stays, what apply moves; last, the plans that need a decision, then the commands.
+    titles = ("Active:", "Completed: archive", "Stale:", "was decided", "Dormant:", "--proposal")
+    order = [out.index(title) for title in titles]
     assert order == sorted(order)
     assert "└ …-agent-ab12.md" in out
     assert 'H1 marker "COMPLETED"' in out

@@ -82,7 +82,8 @@ def test_the_footer_counts_what_each_kind_of_evidence_decided(cli, plans_dir, cl
     table = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
 
     assert table.exit_code == 0, table.stderr
-    assert "Decided by: 1 status field or table, 1 session evidence" in table.stdout
+    said = "decided: 1 by a status field or table, 1 by what their Claude Code session did"
+    assert said in table.stdout
 
 
 @pytest.mark.parametrize(

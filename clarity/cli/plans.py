@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -28,7 +29,7 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
-from clarity.output import say
+from clarity.output import say, terminal_width
 from clarity.terminal import (
     Format,
     ProgressBar,
@@ -121,7 +122,12 @@ def scan(
         note(f"report written to {output}")
         return
     print_scan_report(report, chosen_format, show_all=show_all)
-    if chosen_format is not Format.JSON and report.proposal is not None and report.moves():
+    if (
+        chosen_format is not Format.JSON
+        and report.proposal is not None
+        and report.moves()
+        and terminal_width(sys.stdout) is None  # on a terminal, the report's last line says it
+    ):
         from clarity.render.layout import apply_command
 
         say(

@@ -16,8 +16,9 @@ from clarity.printable import printable
 if TYPE_CHECKING:
     from clarity.model import Advice, AgentUsage
 
-# Sections in the order a reviewer wants them: what will move first.
-SECTION_ORDER = (PlanClass.COMPLETED, PlanClass.STALE, PlanClass.DORMANT, PlanClass.ACTIVE)
+# Sections in the order a reviewer reads them: what stays, what apply moves, and last, next
+# to the commands that act on them, the plans that need the person's decision.
+SECTION_ORDER = (PlanClass.ACTIVE, PlanClass.COMPLETED, PlanClass.STALE, PlanClass.DORMANT)
 SECTION_TITLES = {
     PlanClass.COMPLETED: "Completed: archive",
     PlanClass.STALE: "Stale: send to trash",
@@ -81,13 +82,29 @@ def decided_by_line(report: ScanReport) -> str | None:
     counts = decided_by(report)
     if not counts:
         return None
-    return "Decided by: " + ", ".join(f"{count} {basis}" for basis, count in counts.items())
+    said = ", ".join(f"{count} {_BASIS_WORDS.get(basis, basis)}" for basis, count in counts.items())
+    return f"How each plan was decided: {said}"
+
+
+# The footer's words for each kind of evidence (JSON keeps the Basis values as keys).
+_BASIS_WORDS = {
+    Basis.IN_USE.value: "in use by a Claude Code session",
+    Basis.RESTORED.value: "restored from the archive lately",
+    Basis.MARKER.value: "marked done in the plan",
+    Basis.FRONTMATTER.value: "by a frontmatter status",
+    Basis.STATUS.value: "by a status field or table",
+    Basis.SESSION.value: "by what their Claude Code session did",
+    Basis.AGENT.value: "by the agent",
+    Basis.AGE.value: "by age and size alone",
+}
 
 
 def proposal_line(report: ScanReport) -> str:
     """Which proposal this report is, so apply can be held to it."""
     if report.proposal is None:
         return "This scan was not recorded: apply needs --rescan to act on it."
+    if not report.moves():
+        return "Nothing for apply to do: no plan here is to be archived or trashed."
     when = report.now.strftime("%Y-%m-%d %H:%M")
     return f"Proposal {report.proposal} ({when}): {apply_command(report)}"
 
@@ -184,6 +201,15 @@ def cleanup_lines(report: ScanReport) -> list[str]:
         f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
         f"keep a plan with: {keep}"
     ]
+
+
+def decision_lines(report: ScanReport) -> list[str]:
+    """What to do about the plans that need a decision: said last, beside their list."""
+    lines = cleanup_lines(report)
+    if lines or not any(v.plan_class is PlanClass.DORMANT for v in report.verdicts):
+        return lines
+    keep = clarity_command("archive", "NAME", options=report.dir_options)
+    return [f"Dormant plans stay where they are until you decide; archive one with: {keep}"]
 
 
 def warning_lines(report: ScanReport) -> list[str]:

@@ -9,10 +9,10 @@ from clarity.printable import printable, printable_lines
 from clarity.render.layout import (
     advice_text,
     agent_lines,
-    cleanup_lines,
     cleanup_text,
     days_at_risk,
     decided_by_line,
+    decision_lines,
     display_name,
     format_age,
     format_size,
@@ -78,7 +78,7 @@ def scan_markdown(report: ScanReport) -> str:
     notes = [
         *([evidence] if evidence else []),
         proposal_line(report),
-        *cleanup_lines(report),
+        *decision_lines(report),
         *report.notes,
         *agent_lines(report.agent),
     ]

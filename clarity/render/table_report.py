@@ -13,7 +13,6 @@ Every string from outside (names, titles, reasons, paths) is escaped with
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,15 +21,16 @@ from rich.segment import Segment, Segments
 
 from clarity.model import PlanClass, ScanReport
 from clarity.printable import printable
+from clarity.render.fit import fit, wrap
 from clarity.render.layout import (
     URGENT_DAYS,
     Row,
     advice_text,
     agent_lines,
-    cleanup_lines,
     cleanup_text,
     days_at_risk,
     decided_by_line,
+    decision_lines,
     display_name,
     format_age,
     format_size,
@@ -77,6 +77,8 @@ class _Drawing:
     def __init__(self, console: PlainConsole) -> None:
         self._console = console
         self.width = max(console.width, 40)
+        # Prose is fitted to a terminal; a pipe or a file gets it whole, for scripts.
+        self.prose_width = self.width if console.is_terminal else None
         self.segments: list[Segment] = []
         self._styles: dict[str, Style | None] = {}
 
@@ -92,8 +94,11 @@ class _Drawing:
         self.segments.append(Segment.line())
 
     def text(self, text: str, style: str = "") -> None:
-        """One line of prose (a path, a note): never cut, so it can be copied."""
-        self.line((printable(text), style))
+        """One line of prose (a path, a note): never cut, so it can be copied; broken
+        between words to fit the width, never inside a command (render.fit)."""
+        text = printable(text)
+        for part in fit(text, self.prose_width) if self.prose_width else [text]:
+            self.line((part, style))
 
 
 def _name(row: Row) -> str:
@@ -131,11 +136,14 @@ def _cut(text: str, width: int) -> str:
     return set_cell_size(text, max(width - 1, 0)) + "…"
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    """Words kept whole (a session id is not split at its hyphens) unless wider than width."""
-    if len(text) <= width:
-        return [text]
-    return textwrap.wrap(text, width, break_on_hyphens=False) or [text]
+def _cut_about(about: str, width: int) -> str:
+    """The title and project line cut to width: the title gives way first, so that the
+    project stays in sight (which repository a plan is about decides a lot)."""
+    title, sep, project = about.rpartition(" · ")
+    room = width - cell_len(sep + project)
+    if cell_len(about) <= width or not sep or room < 8:
+        return _cut(about, width)
+    return _cut(title, room) + sep + project
 
 
 def _widths(rows: list[tuple[Row, str, str, str]], total: int) -> _Widths:
@@ -143,8 +151,8 @@ def _widths(rows: list[tuple[Row, str, str, str]], total: int) -> _Widths:
     allows, the reason the rest; too narrow for a reason column, the reason goes under."""
     names = max(cell_len(name) for _, name, _, _ in rows)
     titles = max(cell_len(about) for _, _, about, _ in rows)
-    reasons = max(len(reason) for _, _, _, reason in rows)
-    words = max(len(word) for _, _, _, reason in rows for word in reason.split() or [""])
+    reasons = max(cell_len(reason) for _, _, _, reason in rows)
+    words = max(cell_len(word) for _, _, _, reason in rows for word in reason.split() or [""])
     if total - _FIXED - names < max(REASON_MIN, words):  # a session id would be split
         return _Widths(names, 0, total)
     spare_for_titles = total - _FIXED - min(max(reasons, REASON_MIN), REASON_WANTED)
@@ -167,18 +175,18 @@ def _row(draw: _Drawing, report: ScanReport, item: tuple[Row, str, str, str], w:
         indent = margin + "  "
         width = max(w.total - len(indent), 20)
         if about:
-            draw.line((indent + _cut(about.strip(), width), "dim"))
-        for line in _wrap(reason, width):
+            draw.line((indent + _cut_about(about.strip(), width), "dim"))
+        for line in wrap(reason, width):
             draw.line((indent + line, ""))
         for text, style in notes:
-            for line in _wrap(text, width):
+            for line in wrap(text, width):
                 draw.line((indent + line, style))
         return
-    lines = [(line, "") for line in _wrap(reason, w.reason)]
-    lines += [(line, style) for text, style in notes for line in _wrap(text, w.reason)]
+    lines = [(line, "") for line in wrap(reason, w.reason)]
+    lines += [(line, style) for text, style in notes for line in wrap(text, w.reason)]
     left = [(set_cell_size(name, w.name), "")]
     if about:
-        left.append((set_cell_size(_cut(about, w.name), w.name), "dim"))
+        left.append((set_cell_size(_cut_about(about, w.name), w.name), "dim"))
     blank = " " * (w.name + len(figures[0]) + _SIZE + _GAP)
     for index in range(max(len(left), len(lines))):
         reason_text_, style = lines[index] if index < len(lines) else ("", "")
@@ -259,37 +267,47 @@ def _all_command(report: ScanReport) -> str:
 
 
 def print_scan(report: ScanReport, console: PlainConsole, *, show_all: bool = False) -> None:
-    """The report on the console: counts, then each class's plans, then what to know."""
+    """The report on the console: counts, what stays and what apply moves, what to know,
+    and last the plans that need a decision, then the commands that act."""
     draw = _Drawing(console)
     draw.text(header_line(report), "bold")
     draw.text(summary_line(report))
-    for plan_class, title, rows in sections(report):
-        draw.line()
-        _section(draw, report, plan_class, title, rows, show_all)
+    listed = list(sections(report))
+    for plan_class, title, rows in listed:
+        if plan_class is not PlanClass.DORMANT:
+            draw.line()
+            _section(draw, report, plan_class, title, rows, show_all)
     if report.skipped:
         draw.line()
         draw.text(f"Skipped ({len(report.skipped):,})", "bold")
         for item in report.skipped:
             draw.text(f"  {display_name(str(item.path))}: {item.reason}")
+    _warnings(draw, report, show_all)
     evidence = decided_by_line(report)
-    notes = [
-        *([evidence] if evidence else []),
-        proposal_line(report),
-        *cleanup_lines(report),
-        *report.notes,
-        *agent_lines(report.agent),
-    ]
-    draw.line()
+    notes = [*([evidence] if evidence else []), *report.notes, *agent_lines(report.agent)]
+    if notes:
+        draw.line()
     for line in notes:
         draw.text(line)
-    warnings = warning_lines(report)
-    if warnings:
-        draw.line()
-        draw.text(f"Warnings ({len(warnings):,})", "bold")
-        shown = warnings if show_all or len(warnings) <= FOLD_OVER else warnings[:WARNINGS_SHOWN]
-        for line in shown:
-            draw.text(f"  {line}")
-        if len(shown) < len(warnings):
-            rest = len(warnings) - len(shown)
-            draw.text(f"  ... and {rest:,} more; {_all_command(report)} lists them", "dim")
+    for plan_class, title, rows in listed:
+        if plan_class is PlanClass.DORMANT:
+            draw.line()
+            _section(draw, report, plan_class, title, rows, show_all)
+    draw.line()
+    for line in [*decision_lines(report), proposal_line(report)]:
+        draw.text(line)
     console.print(Segments(draw.segments), soft_wrap=True)
+
+
+def _warnings(draw: _Drawing, report: ScanReport, show_all: bool) -> None:
+    warnings = warning_lines(report)
+    if not warnings:
+        return
+    draw.line()
+    draw.text(f"Warnings ({len(warnings):,})", "bold")
+    shown = warnings if show_all or len(warnings) <= FOLD_OVER else warnings[:WARNINGS_SHOWN]
+    for line in shown:
+        draw.text(f"  {line}")
+    if len(shown) < len(warnings):
+        rest = len(warnings) - len(shown)
+        draw.text(f"  ... and {rest:,} more; {_all_command(report)} lists them", "dim")
