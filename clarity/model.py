@@ -207,6 +207,7 @@ class ScanReport(NamedTuple):
     projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
     proposal: str | None = None  # the id apply knows this scan by; None: not recorded
     dir_options: tuple[str, ...] = ()  # what chose the directories, for hints (hints.py)
+    scan_options: tuple[str, ...] = ()  # what else shaped this scan (--now, thresholds...)
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""

@@ -53,11 +53,12 @@ def print_scan_report(report: ScanReport, output_format: Format, *, show_all: bo
 
         output.send_json(scan_document(report))
     else:
-        output.say_text(scan_report_text(report, output_format))
+        output.say_text(scan_report_text(report, output_format, show_all=show_all))
 
 
-def scan_report_text(report: ScanReport, output_format: Format) -> str:
-    """The report as text for a file: no colours, a fixed width for the table."""
+def scan_report_text(report: ScanReport, output_format: Format, *, show_all: bool = True) -> str:
+    """The report as text (for a file: every plan in it, unless not show_all): no colours,
+    a fixed width for the table."""
     if output_format is Format.JSON:
         from clarity.render.json_report import dumps, scan_document
 
@@ -65,7 +66,7 @@ def scan_report_text(report: ScanReport, output_format: Format) -> str:
     if output_format is Format.MARKDOWN:
         from clarity.render.markdown_report import scan_markdown
 
-        return scan_markdown(report)
+        return scan_markdown(report, show_all=show_all)
     import io
 
     from clarity.render.console import plain_console

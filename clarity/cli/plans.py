@@ -117,6 +117,23 @@ def scan(
         )
     finally:
         bar.close()
+    shaping = {
+        "--now": now,
+        "--stale-days": stale_days,
+        "--stale-bytes": stale_bytes,
+        "--dormant-days": dormant_days,
+        "--protect-hours": protect_hours,
+        "--session": session,
+        "--project": None if where is None else str(where),
+    }
+    again = [
+        word
+        for option, value in shaping.items()
+        if value is not None
+        for word in (option, value if isinstance(value, str) else f"{value:g}")
+    ]
+    again += [word for plan in current or [] for word in ("--current", plan)]
+    report = report._replace(scan_options=tuple(again))
     if output is not None:
         save_scan_report(report, chosen_format, given_path(output, "--output"))
         note(f"report written to {output}")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TypeVar
 
 from clarity.model import ScanReport
 from clarity.printable import printable, printable_lines
+from clarity.render.folding import FOLD_OVER, WARNINGS_SHOWN, all_command, fold_line, visible_rows
 from clarity.render.layout import (
     advice_text,
     agent_lines,
@@ -45,15 +48,18 @@ def code_cell(text: str) -> str:
     return code(printable(text).replace("|", "\\|"))
 
 
-def scan_markdown(report: ScanReport) -> str:
+def scan_markdown(report: ScanReport, *, show_all: bool = False) -> str:
+    """The report in Markdown, folded as the table is (render/folding.py) unless show_all:
+    bounded whatever the number of plans, for the /clarity skill hands it to Claude."""
     lines = [f"## clarity: {cell(header_line(report))}", "", f"**{summary_line(report)}**"]
-    for _plan_class, title, rows in sections(report):
+    for plan_class, title, rows in sections(report):
+        visible, folded = visible_rows(report, plan_class, rows, show_all)
         lines += ["", f"### {title} ({len(rows)})", ""]
         lines += [
             "| plan | age | size | title | project | reason |",
             "|---|---:|---:|---|---|---|",
         ]
-        for row in rows:
+        for row in visible:
             name = code_cell(display_name(row.verdict.name))
             reason = reason_text(row)
             advice = report.advice.get(row.verdict.name)
@@ -68,12 +74,16 @@ def scan_markdown(report: ScanReport) -> str:
                 f"{cell(display_name(row.verdict.facts.title or ''))} | "
                 f"{cell(project_text(report.project(row.verdict)))} | {cell(reason)} |"
             )
+        if folded:
+            line = fold_line(report, plan_class, folded, *_MARKDOWN, shown=code_cell)
+            lines += ["", f"_{line}_"]
     if report.skipped:
         lines += ["", f"### Skipped ({len(report.skipped)})", ""]
         lines += [
             f"- {code(printable(display_name(str(s.path))))}: {cell(s.reason)}"
-            for s in report.skipped
+            for s in _some(report.skipped, show_all)
         ]
+        lines += _rest(report, len(report.skipped), show_all)
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
@@ -87,5 +97,21 @@ def scan_markdown(report: ScanReport) -> str:
     warnings = warning_lines(report)
     if warnings:
         lines += ["", f"### Warnings ({len(warnings)})", ""]
-        lines += [f"- {cell(line)}" for line in warnings]
+        lines += [f"- {cell(line)}" for line in _some(warnings, show_all)]
+        lines += _rest(report, len(warnings), show_all)
     return printable_lines(lines)
+
+
+_MARKDOWN = ("--format", "markdown")
+T = TypeVar("T")
+
+
+def _some(items: Sequence[T], show_all: bool) -> Sequence[T]:
+    return items if show_all or len(items) <= FOLD_OVER else items[:WARNINGS_SHOWN]
+
+
+def _rest(report: ScanReport, count: int, show_all: bool) -> list[str]:
+    left = count - len(_some(range(count), show_all))
+    if not left:
+        return []
+    return [f"- ... and {left:,} more; {code(all_command(report, *_MARKDOWN))} lists them"]

@@ -1,10 +1,8 @@
 """The scan report for a person at a terminal.
 
 Counts first, then each class's plans in columns as wide as the terminal
-allows. What needs a decision is listed whole (dormant plans, plans Claude
-Code's cleanup is about to delete); the long lists apply handles on its own
-(completed, stale, active) show their newest plans and fold the rest into
-one line, unless `--all`. Drawn as rich Segments, not a rich Table: a table
+allows; long lists fold as render/folding.py says (plans Claude Code's cleanup
+is about to delete stay in sight), unless `--all`. Drawn as rich Segments, not a rich Table: a table
 of 10,000 rows took seconds to lay out, these take milliseconds.
 
 Every string from outside (names, titles, reasons, paths) is escaped with
@@ -22,6 +20,7 @@ from rich.segment import Segment, Segments
 from clarity.model import PlanClass, ScanReport
 from clarity.printable import printable
 from clarity.render.fit import fit, wrap
+from clarity.render.folding import FOLD_OVER, WARNINGS_SHOWN, all_command, fold_line, visible_rows
 from clarity.render.layout import (
     URGENT_DAYS,
     Row,
@@ -54,10 +53,6 @@ _STYLES = {
     PlanClass.DORMANT: "magenta",
     PlanClass.ACTIVE: "cyan",
 }
-FOLDED = (PlanClass.COMPLETED, PlanClass.STALE, PlanClass.ACTIVE)  # apply decides these alone
-SHOWN = 10  # plans a folded list shows (with their sub-plans) ...
-FOLD_OVER = 15  # ... once it is longer than this
-WARNINGS_SHOWN = 10
 REASON_MIN = 24  # narrower than this, the reason goes under the name instead
 REASON_WANTED = 60  # columns a reason may have before a title gets more
 _AGE, _SIZE, _GAP, _MARGIN = 6, 8, 2, 2
@@ -205,34 +200,6 @@ def _row(draw: _Drawing, report: ScanReport, item: tuple[Row, str, str, str], w:
             draw.line((margin + blank + reason_text_, style))
 
 
-def _shown(plan_class: PlanClass, rows: list[Row], show_all: bool) -> int:
-    """How many rows to show before folding: all, or the first SHOWN plans' (and any at
-    risk of Claude Code's cleanup after them are shown too, by _visible)."""
-    if show_all or plan_class not in FOLDED:
-        return len(rows)
-    plans = sum(1 for row in rows if not row.nested)
-    if plans <= FOLD_OVER:
-        return len(rows)
-    seen = 0
-    for index, row in enumerate(rows):
-        if not row.nested:
-            seen += 1
-            if seen > SHOWN:
-                return index
-    return len(rows)
-
-
-def _visible(
-    report: ScanReport, plan_class: PlanClass, rows: list[Row], show_all: bool
-) -> tuple[list[Row], int]:
-    """The rows to draw, and how many were folded away (sub-plans count: the section's
-    title counts them too)."""
-    cut = _shown(plan_class, rows, show_all)
-    rest = rows[cut:]
-    at_risk = [row for row in rest if days_at_risk(report, row.verdict) is not None]
-    return rows[:cut] + at_risk, len(rest) - len(at_risk)
-
-
 def _section(
     draw: _Drawing,
     report: ScanReport,
@@ -241,7 +208,7 @@ def _section(
     rows: list[Row],
     show_all: bool,
 ) -> None:
-    visible, folded = _visible(report, plan_class, rows, show_all)
+    visible, folded = visible_rows(report, plan_class, rows, show_all)
     items = [(row, _name(row), _about(report, row), printable(reason_text(row))) for row in visible]
     widths = _widths(items, draw.width)
     draw.line((f"{title} ({len(rows):,})", f"bold {_STYLES[plan_class]}"))
@@ -251,19 +218,7 @@ def _section(
     for item in items:
         _row(draw, report, item, widths)
     if folded:
-        draw.line(
-            (
-                f"{' ' * _MARGIN}... and {folded:,} more {plan_class.value}; "
-                f"{_all_command(report)} lists them",
-                "dim",
-            )
-        )
-
-
-def _all_command(report: ScanReport) -> str:
-    from clarity.hints import clarity_command
-
-    return clarity_command("scan", "--all", options=report.dir_options)
+        draw.line((" " * _MARGIN + fold_line(report, plan_class, folded), "dim"))
 
 
 def print_scan(report: ScanReport, console: PlainConsole, *, show_all: bool = False) -> None:
@@ -310,4 +265,4 @@ def _warnings(draw: _Drawing, report: ScanReport, show_all: bool) -> None:
         draw.text(f"  {line}")
     if len(shown) < len(warnings):
         rest = len(warnings) - len(shown)
-        draw.text(f"  ... and {rest:,} more; {_all_command(report)} lists them", "dim")
+        draw.text(f"  ... and {rest:,} more; {all_command(report)} lists them", "dim")
