@@ -154,27 +154,59 @@ def watched(cwd: str, claude_dir: str, config_file: str) -> list[str]:
 
 
 def line(done: int, deadlines: list[float], now: float) -> str | None:
-    """The one line, or None when there is nothing worth saying."""
-    at_risk = sorted(d for d in deadlines if d - now < HORIZON_DAYS * 86400)
+    """The one line, or None when there is nothing worth saying. Plans are counted as the
+    scan counts them (each file, sub-plans too); what Claude Code will delete is said in
+    the future, with the nearest deadline."""
+    at_risk = at_risk_of(deadlines, now)
     parts = []
     if done >= DONE_AT_LEAST or (done and at_risk):
-        parts.append(f"{done} plan{'s' if done != 1 else ''} done")
+        parts.append(f"{_plans(done)} done")
     if at_risk:
-        parts.append(f"{len(at_risk)} deleted by Claude Code {_when(at_risk, now)}")
+        parts.append(f"Claude Code will delete {_due(at_risk, now)}")
     if not parts:
         return None
-    return "clarity: " + ", ".join(parts) + ": /clarity to review them"
+    return "clarity: " + "; ".join(parts) + ": /clarity to review them"
 
 
-def _when(deadlines: list[float], now: float) -> str:
-    """When, in the whole days the scan report gives (rounded down, as cleanup_in_days)."""
-    days = sorted({math.floor(round((d - now) / 86400, 6)) for d in deadlines})
-    if days[-1] < 0:
-        return "at its next start"
-    if days[-1] == 0:
-        return "within a day"
-    unit = "day" if days[-1] == 1 else "days"
-    return f"in {days[-1]} {unit}" if len(days) == 1 else f"within {days[-1]} {unit}"
+def at_risk_of(deadlines: list[float], now: float) -> list[float]:
+    return sorted(d for d in deadlines if d - now < HORIZON_DAYS * 86400)
+
+
+def _plans(count: int) -> str:
+    return f"{count} plan{'s' if count != 1 else ''}"
+
+
+def _due(at_risk: list[float], now: float) -> str:
+    """`3 plans within 5 days, the first within a day`: in the whole days the scan report
+    gives (rounded down, as cleanup_in_days); a day past means at Claude Code's next start."""
+    days = [math.floor(round((d - now) / 86400, 6)) for d in at_risk]  # soonest first
+    past = sum(1 for day in days if day < 0)
+
+    def when(day: int) -> str:
+        if day < 0:
+            return "at its next start"
+        return "within a day" if day == 0 else f"in {day} day{'s' if day != 1 else ''}"
+
+    count = _plans(len(days))
+    if days[0] == days[-1] or past == len(days):
+        return f"{count} {when(days[-1])}"
+    span = f"within {days[-1]} day{'s' if days[-1] != 1 else ''}"
+    if past:
+        return f"{count} {span}, {past} of them at its next start"
+    return f"{count} {span}, the first {when(days[0])}"
+
+
+def new_to_say(entry: Mapping[str, Any], said: Any, now: float, day: str) -> bool:
+    """Whether the line is worth saying again: once a day, and again that day only when a
+    plan is newly due (newly within the week of Claude Code's cleanup, or past it)."""
+    due = sorted(_due_keys(entry, now))
+    if not isinstance(said, dict) or said.get("day") != day:
+        return True
+    return not set(map(tuple, due)) <= {tuple(key) for key in said.get("due", [])}
+
+
+def _due_keys(entry: Mapping[str, Any], now: float) -> list[list[int]]:
+    return [[round(d), int(d < now)] for d in at_risk_of(list(entry["deadlines"]), now)]
 
 
 def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:
@@ -265,20 +297,31 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     memo = load_memo(memo_path)
     key = memo_key(cwd, env)
     entry = memo.get(key)
+    said = entry.get("said") if isinstance(entry, dict) else None
+    text, fresh = None, False
     try:
         if isinstance(entry, dict) and is_fresh(entry, now, day):
-            return line(int(entry["done"]), [float(d) for d in entry["deadlines"]], now)
+            entry["deadlines"] = [float(d) for d in entry["deadlines"]]
+            text, fresh = line(int(entry["done"]), entry["deadlines"], now), True
     except (KeyError, TypeError, ValueError):
         pass  # an entry of another version: scan again
-    from clarity.hook_scan import summarize
+    if not fresh:
+        from clarity.hook_scan import summarize
 
-    _bound(deadline(env))  # the scan's own time: the imports above take a steady 0.1 s
+        _bound(deadline(env))  # the scan's own time: the imports above take a steady 0.1 s
 
-    entry = summarize(cwd, env, now)
-    _bound(0)
-    entry["day"] = day
-    save_memo(memo_path, memo, key, entry)
-    return line(entry["done"], entry["deadlines"], now)
+        entry = summarize(cwd, env, now)
+        _bound(0)
+        entry["day"] = day
+        text = line(entry["done"], entry["deadlines"], now)
+    assert isinstance(entry, dict)
+    worth = text is not None and new_to_say(entry, said, now, day)
+    if worth:
+        said = {"day": day, "due": _due_keys(entry, now)}
+    if worth or not fresh:
+        entry["said"] = said
+        save_memo(memo_path, memo, key, entry)
+    return text if worth else None
 
 
 def run(stdin: TextIO, env: Mapping[str, str]) -> None:

@@ -56,7 +56,7 @@ def summarize(cwd: str, env: Mapping[str, str], now: float) -> dict[str, Any]:
     # go_on: a hook cut short by its deadline goes on next time where it stopped.
     report = scan(settings, datetime.fromtimestamp(now).astimezone(), cache=cache, go_on=True)
     cache.save(state.facts_cache_file)
-    plans = [v for v in report.verdicts if v.parent is None]  # a group counts once
+    plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
     entry["done"] = sum(1 for v in plans if v.plan_class is PlanClass.COMPLETED)
     lefts = (cleanup_left(report, v) for v in plans)
     # Kept a day past the horizon: the memo is said again for some hours.

@@ -262,16 +262,23 @@ def test_the_line(isolated_home: Path):
     assert line(3, [], now) == "clarity: 3 plans done: /clarity to review them"
     assert line(0, [now + 9 * DAY], now) is None  # beyond the week
     assert line(1, [now + 2.5 * DAY, now + 0.5 * DAY], now) == (
-        "clarity: 1 plan done, 2 deleted by Claude Code within 2 days: /clarity to review them"
+        "clarity: 1 plan done; Claude Code will delete 2 plans within 2 days, the first "
+        "within a day: /clarity to review them"
     )  # whole days rounded down, the figure the scan report gives each plan
     assert line(0, [now + 2.5 * DAY], now) == (
-        "clarity: 1 deleted by Claude Code in 2 days: /clarity to review them"
+        "clarity: Claude Code will delete 1 plan in 2 days: /clarity to review them"
     )
     assert line(0, [now + 0.5 * DAY], now) == (
-        "clarity: 1 deleted by Claude Code within a day: /clarity to review them"
+        "clarity: Claude Code will delete 1 plan within a day: /clarity to review them"
     )
     assert line(0, [now - DAY], now) == (
-        "clarity: 1 deleted by Claude Code at its next start: /clarity to review them"
+        "clarity: Claude Code will delete 1 plan at its next start: /clarity to review them"
+    )
+    # The hostile trial's "20 deleted by Claude Code within 6 days", 8 of them past due:
+    due = [now - DAY] * 8 + [now + (n % 6 + 0.5) * DAY for n in range(12)]
+    assert line(0, due, now) == (
+        "clarity: Claude Code will delete 20 plans within 5 days, 8 of them at its next "
+        "start: /clarity to review them"
     )
 
 
@@ -282,7 +289,9 @@ def test_it_says_what_is_done_and_what_claude_code_will_delete(
     plans = make_files(
         claude_dir / "plans",
         {
-            **{f"done-{i}.md": Plan(DONE, 3) for i in range(4)},
+            **{f"done-{i}.md": Plan(DONE, 3) for i in range(3)},
+            "done-3.md": Plan(DONE, 3),
+            "done-3-agent-a1.md": Plan("# its sub-plan\n", 3),  # counted, as the scan does
             "nearly-gone.md": Plan(OPEN, 27.5),
             "young.md": Plan(OPEN, 3),
             "stub.md": Plan("# stub\n", 28),  # for the trash: nothing to keep
@@ -294,18 +303,23 @@ def test_it_says_what_is_done_and_what_claude_code_will_delete(
     first = said(run_hook(work))
     again = said(run_hook(work))
 
-    assert (
-        first
-        == again
-        == ("clarity: 4 plans done, 1 deleted by Claude Code in 2 days: /clarity to review them")
+    assert first == (
+        "clarity: 5 plans done; Claude Code will delete 1 plan in 2 days: /clarity to review them"
     )
-    make_files(plans, {"done-9.md": Plan(DONE, 3)}, now)  # a change to the plans is seen
-    assert said(run_hook(work)) == (
-        "clarity: 5 plans done, 1 deleted by Claude Code in 2 days: /clarity to review them"
+    assert again is None  # said once a day ...
+    make_files(plans, {"done-9.md": Plan(DONE, 3)}, now)
+    assert said(run_hook(work)) is None  # ... a plan done since is no news that day ...
+    make_files(plans, {"old-idea.md": Plan(OPEN, 26.5)}, now)
+    assert said(run_hook(work)) == (  # ... a plan newly due is
+        "clarity: 6 plans done; Claude Code will delete 2 plans within 3 days, the first "
+        "in 2 days: /clarity to review them"
     )
-    # So is a change to Claude Code's settings: a longer cleanup period, nothing at risk.
+    # A change to Claude Code's settings is seen: a longer cleanup period, nothing at risk.
     (claude_dir / "settings.json").write_text('{"cleanupPeriodDays": 90}')
-    assert said(run_hook(work)) == "clarity: 5 plans done: /clarity to review them"
+    assert said(run_hook(work)) is None  # and nothing new is due
+    memo = isolated_home / ".local" / "state" / "clarity" / "session-start.json"
+    memo.write_text(memo.read_text().replace(f'"day": "{now.astimezone():%Y-%m-%d}"', '"day": "x"'))
+    assert said(run_hook(work)) == "clarity: 6 plans done: /clarity to review them"  # next day
 
 
 def test_it_is_quiet_when_nothing_is_worth_saying(isolated_home: Path, claude_dir: Path):
