@@ -10,6 +10,7 @@ the whole command, so a typo never leaves half a selection archived.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -52,12 +53,30 @@ def _check(value: str, name: str, verdict: Verdict | None, report: ScanReport) -
     return verdict
 
 
+def _unknown(name: str, by_name: dict[str, Verdict]) -> str:
+    stems = {plan.removesuffix(".md"): plan for plan in by_name}
+    close = difflib.get_close_matches(name.removesuffix(".md"), list(stems), n=3, cutoff=0.75)
+    guess = f" (did you mean {' or '.join(stems[stem] for stem in close)}?)" if close else ""
+    return f"no plan named {name}{guess}"
+
+
 def archive_proposal(report: ScanReport, values: Iterable[str]) -> Proposal:
     """A proposal that archives the named plans with their sub-plans, or a ClarityError."""
     by_name = {verdict.name: verdict for verdict in report.verdicts}
     chosen: dict[str, Verdict] = {}
+    values = list(values)
+    names = {value: _plan_name(value, report.plans_dir) for value in values}
+    unknown = [
+        name
+        for name in names.values()
+        if name not in by_name and not any(s.path.name == name for s in report.skipped)
+    ]
+    if unknown:  # every typo at once, each with the names it is close to
+        said = "; ".join(_unknown(name, by_name) for name in unknown)
+        listing = clarity_command("scan", options=report.dir_options)
+        raise ClarityError(f"{said} in {report.plans_dir}; {listing} lists the plans")
     for value in values:
-        name = _plan_name(value, report.plans_dir)
+        name = names[value]
         chosen[name] = _check(value, name, by_name.get(name), report)
     if not chosen:
         raise ClarityError("name at least one plan to archive, e.g. clarity archive foo.md")

@@ -12,6 +12,7 @@ search of thousands of plans reads only the files it has to.
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -197,8 +198,11 @@ def find_archived(archive_dir: Path, value: str) -> Found:
             found for found in files if found.relative.rsplit("/", 1)[-1] in wanted
         ]
     if not matches:
+        names = sorted({found.name.removesuffix(".md") for found in files})
+        close = difflib.get_close_matches(text.removesuffix(".md"), names, n=3, cutoff=0.75)
+        guess = f" (did you mean {' or '.join(close)}?)" if close else ""
         raise ClarityError(
-            f"no archived plan named {text} in {archive_dir}; "
+            f"no archived plan named {text}{guess} in {archive_dir}; "
             "clarity archived lists them (clarity archived WORD searches them)"
         )
     if len(matches) > 1:

@@ -73,6 +73,11 @@ def test_a_hand_archive_leaves_the_reviewed_scan_for_apply(cli, plans_dir: Path)
         (["search-agent-b7"], "search-agent-b7.md is a sub-plan of search.md; archive search.md"),
         (["nosuch"], "no plan named nosuch.md in"),
         (["notes.md", "typo.md"], "no plan named typo.md in"),
+        (["a", "notes", "b"], "no plan named a.md; no plan named b.md in"),  # every one
+        (
+            ["note", "serch"],
+            "note.md (did you mean notes.md?); no plan named serch.md (did you mean",
+        ),
         (["/elsewhere/notes.md"], "/elsewhere/notes.md is not in the plans directory"),
         ([" "], "an empty plan name was given"),
     ],

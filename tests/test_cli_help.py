@@ -137,3 +137,11 @@ def test_the_shell_completes_commands_and_options() -> None:
         check=False,
     )
     assert shown.returncode == 0 and "_clarity_completion" in shown.stdout, shown.stderr
+
+
+def test_the_help_ends_with_first_examples(cli) -> None:
+    text = cli("--help").stdout
+    examples = text[text.index("Examples:") :].splitlines()[1:]
+    commands = [line.strip().split("  ")[0] for line in examples if line.strip()]
+    assert commands[:3] == ["clarity demo", "clarity scan", "clarity apply"]  # a first run
+    assert all(cli(*command.split()[1:2], "--help").exit_code == 0 for command in commands)

@@ -258,6 +258,19 @@ def test_config_command_as_a_table(cli, isolated_home: Path) -> None:
     assert "(not present: defaults apply)" in result.stdout
     for key in ("plans_dir", "archive_dir", "stale_days", "stale_bytes", "dormant_days"):
         assert key in result.stdout
+    rows = {
+        line.split("│")[1].strip(): line.split("│")[2].strip()
+        for line in result.stdout.splitlines()
+        if line.startswith("│") and line.split("│")[1].strip()
+    }
+    assert rows["stale_days"] == "7" and rows["agent"] == "no"  # as the config file says them
+    header = next(line for line in result.stdout.splitlines() if "key" in line)
+    assert header.index("key") == next(
+        line for line in result.stdout.splitlines() if "plans_dir" in line
+    ).index("plans_dir")  # aligned
+    claude = cli("config", "--json").json()["claude_code_cleanup"]
+    assert claude == {"days": 30, "source": "Claude Code's default"}
+    assert "Claude Code deletes plans here older than 30 days" in result.stdout
 
 
 def test_config_command_reports_a_bad_config_in_one_line(cli, isolated_home: Path) -> None:

@@ -362,3 +362,11 @@ def test_restore_and_show_reach_nothing_through_a_linked_quarter_folder(
     assert searched.json()["plans"] == []  # the sub-plan's words are read in no linked folder
     assert list(plans_dir.iterdir()) == []
     assert snapshot(outside) == before
+
+
+def test_a_mistyped_name_is_answered_with_the_names_it_is_close_to(
+    cli, plans_dir: Path, shelved
+) -> None:
+    result = restore(cli, plans_dir, "cach")
+    assert result.exit_code == 2
+    assert "no archived plan named cach (did you mean cache?)" in result.stderr

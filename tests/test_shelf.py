@@ -121,6 +121,16 @@ def test_markdown_lists_each_quarter(cli, plans_dir: Path, archive_dir: Path) ->
     assert "- **Cache layer** (`2026-Q4/cache.md`, modified" in text
 
 
+def test_an_empty_archive_says_so(cli, plans_dir: Path) -> None:
+    (plans_dir.parent / "plans-archive").mkdir()  # an archive everything was restored from
+
+    result = archived(cli, plans_dir)
+
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert f"the archive {plans_dir.parent / 'plans-archive'} holds no plans" in result.stderr
+    assert "clarity apply" in result.stderr
+
+
 def test_no_archive_yet_is_a_note_not_an_error(cli, plans_dir: Path) -> None:
     result = archived(cli, plans_dir)
     assert (result.exit_code, result.stdout) == (0, "")

@@ -58,10 +58,21 @@ class App(typer.Typer):
         return super().command(*args, cls=cls or Command, **kwargs)
 
 
+# \b keeps click from rewrapping the lines: each example stays on its line.
+EXAMPLES = """\b
+Examples:
+  clarity demo            try it on sample plans
+  clarity scan            what would move, and why
+  clarity apply           carry out that scan (asks)
+  clarity undo            put back the latest apply
+  clarity archived cache  find archived plans on cache
+"""
+
 app = App(
     name="clarity",
     cls=Group,
     help="Keep Claude Code's plan directory lean without ever losing a plan.",
+    epilog=EXAMPLES,
     invoke_without_command=True,
     context_settings=HELP_OPTIONS,
     rich_markup_mode=None,

@@ -72,6 +72,11 @@ def archived(
         )
     elif shelf.total:
         note(f"no archived plan matches {query!r}")
+    elif not shelf.notes:  # an archive with nothing in it yet (no archive: its note says so)
+        note(
+            f"the archive {settings.archive_dir} holds no plans yet: "
+            f"{_hint(settings, 'apply')} and {_hint(settings, 'archive', 'NAME')} put plans there"
+        )
 
 
 @app.command()

@@ -19,7 +19,24 @@ def config_document(settings: Settings) -> dict[str, Any]:
             key: {"value": value, "source": settings.sources[key]}
             for key, value in settings.values().items()
         },
+        # Not clarity's setting, but what decides when Claude Code deletes these plans.
+        "claude_code_cleanup": (
+            None
+            if settings.retention is None
+            else {"days": settings.retention.days, "source": settings.retention.source}
+        ),
     }
+
+
+def _shown(value: Any) -> str:
+    """A value as a person writes it in the config file: 7, not 7.0; yes, not False."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return f"{value}"
 
 
 def print_config(settings: Settings, as_json: bool) -> None:
@@ -37,12 +54,22 @@ def print_config(settings: Settings, as_json: bool) -> None:
     exists = "" if document["config_file_exists"] else " (not present: defaults apply)"
     console.print(f"config file: {document['config_file']}{exists}", soft_wrap=True)
     console.print(f"state dir:   {document['state_dir']}", soft_wrap=True)
-    table = Table(pad_edge=False)
+    table = Table()
     table.add_column("key", no_wrap=True)
     table.add_column("value", overflow="fold")
     table.add_column("source", overflow="fold")
     for key, entry in document["settings"].items():
-        value = entry["value"]
-        text = ", ".join(value) if isinstance(value, list) else f"{value}"
-        table.add_row(key, text, entry["source"])
+        table.add_row(key, _shown(entry["value"]), entry["source"])
     console.print(table)
+    cleanup = document["claude_code_cleanup"]
+    if cleanup is None:
+        said = "Claude Code's cleanup does not reach this plans dir (not its plans folder)"
+    else:
+        source = cleanup["source"]
+        if not source.startswith("cleanupPeriodDays"):
+            source += "; cleanupPeriodDays in its settings.json changes it"
+        said = (
+            f"Claude Code deletes plans here older than {cleanup['days']:g} days at its "
+            f"next start ({source})"
+        )
+    console.print(said, soft_wrap=True)
