@@ -62,7 +62,9 @@ RULE_ONE = frozenset({Basis.NOW, Basis.IN_USE})  # kept active by what is happen
 
 
 def in_use_reason(session: str) -> str:
-    return f"in use by session {session}"
+    """Sessions are named by their first 8 characters in every reason (as Claude Code's
+    own /resume list does): the same session reads the same everywhere."""
+    return f"in use by session {session[:8]}"
 
 
 class _Scan(NamedTuple):

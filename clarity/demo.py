@@ -91,4 +91,4 @@ def run_demo(directory: Path | None, now: datetime) -> tuple[ScanReport, Path | 
         return scan(sample_settings(plans_dir), now), plans_dir
     with tempfile.TemporaryDirectory(prefix="clarity-demo-") as temporary:
         plans_dir = lay_out_sample(Path(temporary) / "plans", now)
-        return scan(sample_settings(plans_dir), now), None
+        return scan(sample_settings(plans_dir), now)._replace(gone=True), None

@@ -208,6 +208,7 @@ class ScanReport(NamedTuple):
     proposal: str | None = None  # the id apply knows this scan by; None: not recorded
     dir_options: tuple[str, ...] = ()  # what chose the directories, for hints (hints.py)
     scan_options: tuple[str, ...] = ()  # what else shaped this scan (--now, thresholds...)
+    gone: bool = False  # its plans dir is removed once shown (the demo's): no command acts on it
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""

@@ -20,16 +20,17 @@ from pathlib import Path
 from clarity.state import DirState
 
 RESTORE_SUFFIX = "-restore.jsonl"
+UNDO_SUFFIX = "-undo.jsonl"
 SECONDS_PER_DAY = 86400.0
 
 
-def _journals(runs_dir: Path, since: float) -> list[Path]:
-    """Restore journals written to at or after `since` (seconds), oldest first."""
+def _journals(runs_dir: Path, since: float, suffix: str = RESTORE_SUFFIX) -> list[Path]:
+    """Journals of one kind written to at or after `since` (seconds), oldest first."""
     found = []
     try:
         with os.scandir(runs_dir) as entries:
             for entry in entries:
-                if not entry.name.endswith(RESTORE_SUFFIX):
+                if not entry.name.endswith(suffix):
                     continue
                 try:
                     if entry.stat(follow_symlinks=False).st_mtime >= since:
@@ -51,6 +52,7 @@ def restored_plans(state: DirState, now: datetime, window_days: float) -> Mappin
     from clarity.executor.journal import read_run  # only when something was restored
     from clarity.executor.records import Move, RunKind
 
+    undone = _undone(state, since)
     restored: dict[str, float] = {}
     for path in paths:
         try:
@@ -64,6 +66,23 @@ def restored_plans(state: DirState, now: datetime, window_days: float) -> Mappin
         except ValueError:
             continue
         for intent, _ in log.done():
-            if intent.move is Move.RESTORE:
+            if intent.move is Move.RESTORE and (log.name, intent.seq) not in undone:
                 restored[intent.name] = moment
     return restored
+
+
+def _undone(state: DirState, since: float) -> set[tuple[str, int]]:
+    """The restores (run, move) an undo took back since: the plan went back to the archive,
+    and the protection its restore gave goes with it."""
+    from clarity.executor.journal import read_run
+
+    taken_back: set[tuple[str, int]] = set()
+    for path in _journals(state.runs_dir, since, UNDO_SUFFIX):
+        try:
+            log = read_run(path)
+        except OSError:
+            continue
+        for intent, _ in log.done():
+            if intent.from_run is not None and intent.from_seq is not None:
+                taken_back.add((intent.from_run, intent.from_seq))
+    return taken_back

@@ -105,8 +105,8 @@ def test_a_plan_a_live_session_uses_is_refused(cli, plans_dir: Path, isolated_ho
 
     assert result.exit_code == 2
     assert (
-        f"notes.md is in use by session {SESSION}; clarity never moves a plan a live session uses"
-        in result.stderr
+        f"notes.md is in use by session {SESSION[:8]}; "
+        "clarity never moves a plan a live session uses" in result.stderr
     )
     assert (plans_dir / "notes.md").exists()
 

@@ -55,6 +55,10 @@ def test_demo_in_a_temporary_directory_leaves_nothing_behind(cli, tmp_path, monk
     assert "Completed: archive" in result.stdout
     assert "clarity demo --dir clarity-demo" in result.stderr
     assert list(scratch.iterdir()) == []
+    # No command points at the folder just removed (it said "apply needs --rescan").
+    lines = (result.stdout + result.stderr).splitlines()
+    assert not any("--rescan" in line or f"clarity {scratch}" in line for line in lines)
+    assert not any(" --plans-dir " in line and str(scratch) in line for line in lines)
 
 
 def test_demo_shows_the_defaults_whatever_this_machine_is_set_to(

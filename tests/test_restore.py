@@ -370,3 +370,20 @@ def test_a_mistyped_name_is_answered_with_the_names_it_is_close_to(
     result = restore(cli, plans_dir, "cach")
     assert result.exit_code == 2
     assert "no archived plan named cach (did you mean cache?)" in result.stderr
+
+
+def test_the_protection_of_a_restore_goes_when_the_restore_is_undone(
+    cli, plans_dir: Path, shelved
+) -> None:
+    # shelved: cache and other archived by hand. Restore cache, undo that restore, then
+    # undo the hand archive: cache is back as it was, and is no longer "restored by you".
+    assert restore(cli, plans_dir, "cache").exit_code == 0
+    for _ in range(2):
+        assert cli("undo", "--plans-dir", str(plans_dir), "--yes").exit_code == 0
+    assert snapshot(plans_dir) == shelved
+
+    report = cli("scan", "--plans-dir", str(plans_dir), "--json")
+
+    plans = {plan["name"]: plan for plan in report.json()["plans"]}
+    assert plans["cache.md"]["decided_by"] != "restored from the archive"
+    assert plans["cache.md"]["class"] == "completed"

@@ -56,7 +56,7 @@ def test_a_plan_a_live_session_entered_plan_mode_on_stays_active(cli, plans_dir,
 
     assert after["search.md"]["class"] == "active"
     assert after["search.md"]["action"] == "keep"
-    assert after["search.md"]["reason"] == f"in use by session {SESSION}"
+    assert after["search.md"]["reason"] == f"in use by session {SESSION[:8]}"
     assert after["idle.md"]["class"] == "dormant"  # only the referenced plan
 
 
@@ -85,8 +85,8 @@ def test_write_and_edit_into_the_plans_dir_protect_but_other_paths_do_not(
     )
     plans = scan(cli, plans_dir)
 
-    assert plans["written.md"]["reason"] == f"in use by session {SESSION}"
-    assert plans["edited.md"]["reason"] == f"in use by session {SESSION}"
+    assert plans["written.md"]["reason"] == f"in use by session {SESSION[:8]}"
+    assert plans["edited.md"]["reason"] == f"in use by session {SESSION[:8]}"
     assert plans["read-only.md"]["class"] == "completed"  # reading a plan is not using it
     assert plans["elsewhere.md"]["class"] == "completed"  # same name, another directory
 
@@ -131,10 +131,10 @@ def test_a_plan_a_session_took_up_after_the_scan_is_skipped_by_apply(cli, plans_
     assert by_name["other.md"]["status"] == "done"
     assert by_name["cache.md"]["status"] == "skipped"
     assert by_name["cache.md"]["reason"] == (
-        f"its sub-plan cache-agent-a1b2.md: in use by session {OTHER}"
+        f"its sub-plan cache-agent-a1b2.md: in use by session {OTHER[:8]}"
     )
     assert by_name["cache-agent-a1b2.md"]["status"] == "skipped"
-    assert by_name["stub.md"]["reason"] == f"in use by session {SESSION}"
+    assert by_name["stub.md"]["reason"] == f"in use by session {SESSION[:8]}"
     assert sorted(p.name for p in plans_dir.iterdir()) == [
         "cache-agent-a1b2.md",
         "cache.md",
@@ -152,7 +152,7 @@ def test_protection_lasts_protect_hours_from_the_transcripts_last_change(
 
     assert scan(cli, plans_dir)["search.md"]["class"] == "dormant"  # 30 h > the 24 h default
     widened = scan(cli, plans_dir, "--protect-hours", "48")
-    assert widened["search.md"]["reason"] == f"in use by session {SESSION}"
+    assert widened["search.md"]["reason"] == f"in use by session {SESSION[:8]}"
     (claude_dir.parent / ".config" / "clarity").mkdir(parents=True)
     (claude_dir.parent / ".config" / "clarity" / "config.toml").write_text("protect_hours = 31\n")
     assert scan(cli, plans_dir)["search.md"]["class"] == "active"  # from the config file
@@ -166,7 +166,7 @@ def test_the_latest_session_to_use_a_plan_is_named(cli, plans_dir, claude_dir):
         claude_dir, SESSION, [plan_mode(SESSION, plans_dir / "search.md")], age_hours=1
     )
 
-    assert scan(cli, plans_dir)["search.md"]["reason"] == f"in use by session {SESSION}"
+    assert scan(cli, plans_dir)["search.md"]["reason"] == f"in use by session {SESSION[:8]}"
 
 
 def test_malformed_and_torn_lines_are_skipped_and_the_rest_still_counts(cli, plans_dir, claude_dir):
@@ -402,7 +402,7 @@ def test_claude_config_dir_env_moves_settings_and_transcripts(
     document = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json").json()
 
     assert document["cleanup_period_days"] == 45
-    assert document["plans"][0]["reason"] == f"in use by session {SESSION}"
+    assert document["plans"][0]["reason"] == f"in use by session {SESSION[:8]}"
 
 
 def test_transcript_ages_are_measured_from_now(plans_dir, claude_dir):

@@ -287,3 +287,38 @@ def test_show_of_a_plan_gone_from_the_archive_says_so(
     result = cli("show", "search", "--plans-dir", str(plans_dir))
     assert result.exit_code == 2
     assert "is in the archive's index but not in the archive" in result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize(("steps", "paged"), [(100, True), (3, False)])
+def test_show_of_a_long_plan_goes_through_the_pager(
+    plans_dir: Path, tmp_path: Path, steps: int, paged: bool
+) -> None:
+    body = "".join(f"- step {n}\n" for n in range(steps))
+    make_files(plans_dir, {"long.md": Plan(f"# Long plan\n\n{body}", 30)})
+    assert run_process("archive", "--yes", "long", "--plans-dir", str(plans_dir)).exit_code == 0
+    seen = tmp_path / "paged.txt"
+    pager = tmp_path / "pager.sh"
+    pager.write_text(f'#!/bin/sh\necho "LESS=$LESS" > "{seen}"\ncat >> "{seen}"\n')
+    pager.chmod(0o755)
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clarity", "show", "long", "--plans-dir", str(plans_dir)],
+        stdin=subprocess.DEVNULL,
+        stdout=terminal,
+        stderr=subprocess.DEVNULL,
+        env={
+            **{key: value for key, value in os.environ.items() if key != "LESS"},
+            **{"PAGER": str(pager), "LINES": "20", "COLUMNS": "80"},
+        },
+    )
+    os.close(terminal)
+    drawn = drain(controller).decode()
+    assert process.wait(timeout=120) == 0
+
+    if paged:
+        text = seen.read_text()
+        assert text.startswith("LESS=FRX\n")  # as git sets it, unless the person did
+        assert "step 99" in text and "step 99" not in drawn
+    else:
+        assert not seen.exists() and "step 2" in drawn  # one screen: printed as it is

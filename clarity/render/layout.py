@@ -101,6 +101,8 @@ _BASIS_WORDS = {
 
 def proposal_line(report: ScanReport) -> str:
     """Which proposal this report is, so apply can be held to it."""
+    if report.gone:
+        return "A sample, laid out for this report and removed again: nothing here to apply."
     if report.proposal is None:
         return "This scan was not recorded: apply needs --rescan to act on it."
     if not report.moves():
@@ -206,6 +208,8 @@ def cleanup_lines(report: ScanReport) -> list[str]:
 def decision_lines(report: ScanReport) -> list[str]:
     """What to do about the plans that need a decision: said last, beside their list."""
     lines = cleanup_lines(report)
+    if report.gone:
+        return []  # its folder is gone: a command naming it would act on nothing
     if lines or not any(v.plan_class is PlanClass.DORMANT for v in report.verdicts):
         return lines
     keep = clarity_command("archive", "NAME", options=report.dir_options)

@@ -144,9 +144,13 @@ def print_plan(data: bytes, console: PlainConsole) -> None:
     only printable text, so the plan cannot move the cursor or recolour the terminal)."""
     from rich.markdown import Markdown
 
+    from clarity.render.pager import page
+
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")
     lines = [printable(line.rstrip("\r").expandtabs(4)) for line in text.split("\n")]
-    console.print(Markdown("\n".join(lines), hyperlinks=False))
+    with console.capture() as drawn:  # drawn in full first: a long plan goes to a pager
+        console.print(Markdown("\n".join(lines), hyperlinks=False))
+    page(drawn.get())
 
 
 def restore_preview_lines(group: RestoreGroup, plans_dir: Path, days: float) -> list[str]:
