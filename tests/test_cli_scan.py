@@ -420,3 +420,16 @@ def test_output_replaces_only_a_report_clarity_wrote(cli, plans_dir: Path, tmp_p
     for output_format in ("markdown", "json", "table", "markdown"):  # each replaces the last
         written = cli(*args, "--format", output_format, "--output", str(report))
         assert written.exit_code == 0, written.stderr
+
+
+def test_a_scan_with_nothing_to_move_offers_no_apply(cli, plans_dir: Path, tmp_path: Path) -> None:
+    make_files(plans_dir, sample_tree())
+    elsewhere = tmp_path / "no-sessions-here"
+    elsewhere.mkdir()
+
+    result = cli("scan", "--plans-dir", str(plans_dir), "--project", str(elsewhere))
+
+    assert result.exit_code == 0, result.stderr
+    assert "0 plans" in result.stdout
+    assert "clarity apply" not in result.stdout + result.stderr
+    assert "Nothing for apply to do" in result.stdout
