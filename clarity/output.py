@@ -87,6 +87,12 @@ def say_text(text: str, *, err: bool = False) -> None:
     say(lines, err=err, fitted=False)
 
 
+def send_drawn(text: str) -> None:
+    """What a render.console.PlainConsole drew (each string escaped as it drew it), sent on
+    as it is: for the pager's short texts, captured before they are shown."""
+    _write(text)
+
+
 def send_json(document: Any) -> None:
     """A JSON document on stdout: exact, names and all."""
     from clarity.render.json_report import dumps

@@ -61,6 +61,7 @@ def test_at_160_columns_titles_use_the_width(cli, plans_dir: Path):
 
 @pytest.mark.usefixtures("columns")
 def test_a_session_id_is_never_split(cli, plans_dir: Path, isolated_home: Path):
+    # Reasons name a session by its first 8 characters, kept whole on one line.
     make_files(plans_dir, {"search.md": Plan("# Search\n\n" + "x" * 3000, 20)})
     write_transcript(
         isolated_home / ".claude", SESSION, [plan_mode(SESSION, plans_dir / "search.md")]
@@ -68,7 +69,7 @@ def test_a_session_id_is_never_split(cli, plans_dir: Path, isolated_home: Path):
 
     for width in (60, 80, 120):
         lines = table(cli, plans_dir, width)
-        assert any(SESSION in line for line in lines), width
+        assert any(f"session {SESSION[:8]}" in line for line in lines), width
 
 
 @pytest.mark.usefixtures("columns")

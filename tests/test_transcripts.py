@@ -209,7 +209,7 @@ def test_a_live_session_keeps_its_plan_active_even_when_implemented(cli, plans_d
 
     found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
 
-    assert (found["class"], found["reason"]) == ("active", f"in use by session {SESSION}")
+    assert (found["class"], found["reason"]) == ("active", f"in use by session {SESSION[:8]}")
 
 
 def test_a_session_that_grows_is_read_from_where_the_last_scan_stopped(

@@ -10,21 +10,24 @@ import shlex
 import shutil
 import subprocess
 
-from clarity.output import ReaderGone, cannot_write
+from clarity.output import send_drawn
 
 
 def page(text: str) -> None:
     """Show text (already rendered, escape codes and all) on the terminal stdout is."""
     rows = shutil.get_terminal_size().lines
-    command = shlex.split(os.environ.get("PAGER", "less"))
+    try:
+        command = shlex.split(os.environ.get("PAGER", "less"))
+    except ValueError:  # an unbalanced quote: no pager can be made of it
+        command = []
     if text.count("\n") < rows - 1 or not command or command[0] == "cat":
-        _write(text)
+        send_drawn(text)
         return
     env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
     try:
         pager = subprocess.Popen(command, stdin=subprocess.PIPE, env=env)
     except OSError:
-        _write(text)  # no such pager here: the text is still shown
+        send_drawn(text)  # no such pager here: the text is still shown
         return
     assert pager.stdin is not None
     try:
@@ -33,15 +36,3 @@ def page(text: str) -> None:
     except BrokenPipeError:
         pass  # the person quit the pager before the end: nothing more to show
     pager.wait()
-
-
-def _write(text: str) -> None:
-    import sys
-
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise ReaderGone from None
-    except OSError as error:
-        raise cannot_write(error) from None
