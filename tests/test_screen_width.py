@@ -73,8 +73,9 @@ def test_scan_apply_archived_and_undo_fit_the_terminal(tmp_path: Path, columns: 
     applied = on_terminal(columns, "apply", "--rescan", "--yes", "--now", NOW_ISO, *options)
     listing = on_terminal(columns, "archived", *options)
     undone = on_terminal(columns, "undo", "--yes", *options)
+    config = on_terminal(columns, "config", *options)
 
-    for screen in (scan, applied, listing, undone):
+    for screen in (scan, applied, listing, undone, config):
         assert too_wide(screen, columns) == []
     text = [line.strip() for line in scan if line.strip()]
     apply_line = next(line for line in text if line.startswith("clarity apply --proposal"))

@@ -48,12 +48,12 @@ def print_config(settings: Settings, as_json: bool) -> None:
         return
     from rich.table import Table
 
-    from clarity.render.console import plain_console
+    from clarity.render.console import plain_console, print_prose
 
     console = plain_console()  # a path or value with a control character is shown escaped
     exists = "" if document["config_file_exists"] else " (not present: defaults apply)"
-    console.print(f"config file: {document['config_file']}{exists}", soft_wrap=True)
-    console.print(f"state dir:   {document['state_dir']}", soft_wrap=True)
+    print_prose(console, f"config file: {document['config_file']}{exists}")
+    print_prose(console, f"state dir:   {document['state_dir']}")
     table = Table()
     table.add_column("key", no_wrap=True)
     table.add_column("value", overflow="fold")
@@ -72,4 +72,4 @@ def print_config(settings: Settings, as_json: bool) -> None:
             f"Claude Code deletes plans here older than {cleanup['days']:g} days at its "
             f"next start ({source})"
         )
-    console.print(said, soft_wrap=True)
+    print_prose(console, said)

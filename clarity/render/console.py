@@ -61,3 +61,13 @@ def plain_console(**options: Any) -> PlainConsole:
     """A console for a report: no automatic highlighting (the report styles what matters
     itself, and rich's highlighter compiles a score of regexes: 9 ms of each run)."""
     return PlainConsole(highlight=False, markup=False, emoji=False, **options)
+
+
+def print_prose(console: PlainConsole, text: str) -> None:
+    """A line of prose on the console: on a terminal, broken between words to its width
+    (never inside a command, render.fit); whole for a pipe or a file."""
+    from clarity.render.fit import fit
+
+    parts = fit(printable(text), console.width) if console.is_terminal else [text]
+    for part in parts:
+        console.print(part, soft_wrap=True)
