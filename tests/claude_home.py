@@ -340,6 +340,13 @@ class Session:
             self._result(tool_id, f"The file {path} has been updated.", sidecar)
         return self
 
+    def bash(self, command: str, output: str = "", *, failed: bool = False) -> Session:
+        """A Bash call and its answer (`is_error` when the command failed)."""
+        tool_id = self._call("Bash", {"command": command, "description": "Run it"})
+        sidecar = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+        self._result(tool_id, output or "(no output)", sidecar, error=failed)
+        return self
+
     def todos(self, *statuses: str) -> Session:
         todos = [
             {"content": f"Step {n}", "status": status, "activeForm": f"Doing step {n}"}

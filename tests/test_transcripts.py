@@ -415,3 +415,85 @@ def test_what_a_transcript_dates_after_now_is_no_evidence_yet(cli, plans_dir, cl
     (then,) = result.json()["plans"]
     assert then["class"] == "completed"
     assert then["reason"].startswith(f"implemented in session {SESSION[:8]} ({ahead.date()})")
+
+
+def _resumed(session: Session, new_id: str) -> Session:
+    """`claude --resume`: a new transcript that begins with copies of the old one's records
+    under the new session's id (uuids and times kept), and goes on from there."""
+    resumed = Session(new_id, start=STARTED)
+    resumed.clock = session.clock
+    resumed.records = [{**record, "sessionId": new_id} for record in session.records]
+    return resumed
+
+
+def test_a_resumed_session_that_finishes_the_work_is_the_evidence(cli, plans_dir, claude_dir):
+    first = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, first)
+    first.approve(first.present(plan, PLAN), plan, PLAN)
+    first.edit("/home/dev/project/src/cache_0.py")
+    first.save(claude_dir)  # the person closed the terminal here, then resumed
+    second = _resumed(first, OTHER)
+    for number in (1, 2):
+        second.edit(f"/home/dev/project/src/cache_{number}.py")
+    second.user("thanks")
+    second.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "completed"
+    assert found["reason"].startswith(f"implemented in session {OTHER[:8]} (")
+    assert "3 files edited" in found["reason"]  # the copied edit counted once, with the rest
+
+
+def test_a_resumed_copy_of_a_refusal_is_no_approval(cli, plans_dir, claude_dir):
+    first = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, first)
+    first.reject(first.present(plan, PLAN))
+    first.save(claude_dir)
+    second = _resumed(first, OTHER)
+    second.user("let us talk about something else").edit("/home/dev/project/README.md")
+    second.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] != "completed"
+    assert not found["reason"].startswith("implemented")
+
+
+def test_one_transcript_may_interleave_two_session_ids(cli, plans_dir, claude_dir):
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    session.approve(session.present(plan, PLAN), plan, PLAN)
+    for number in range(3):
+        session.edit(f"/home/dev/project/src/cache_{number}.py")
+    # A second id's records land among the first's (the same file, two writers).
+    for index in range(3, len(session.records), 4):
+        session.records[index] = {**session.records[index], "sessionId": OTHER}
+    session.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "completed"
+    assert found["reason"].startswith(f"implemented in session {SESSION[:8]} (")
+    assert "3 files edited" in found["reason"]
+
+
+def test_edits_made_through_bash_after_an_edit_failed_count(cli, plans_dir, claude_dir):
+    # Seen in real transcripts: an Edit fails (the file changed under it), and the session
+    # edits with sed -i instead. Commands that edit nothing in place count for nothing.
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    session.approve(session.present(plan, PLAN), plan, PLAN)
+    session.edit("/home/dev/project/src/cache.py", refused=True)
+    session.bash("sed -i 's/return None/return 1/' src/cache.py && python -m pytest -q")
+    session.bash("perl -pi -e 's/old/new/' /home/dev/project/src/index.py")
+    session.bash("sed -i 's/x/y/' src/broken.py", "sed: can't read", failed=True)
+    session.bash(f"sed -i 's/- \\[ \\]/- [x]/' {plan}")  # the plan ticked: not the work
+    session.bash("git diff --stat; sed -n 1,20p src/cache.py > /tmp/head.txt")
+    session.user("thanks")
+    session.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "completed"
+    assert found["reason"].endswith("approved, 2 files edited")

@@ -9,8 +9,9 @@ decide which lines are parsed at all:
    plan was saved. They say which plans a session used, and when.
 2. Only in the transcripts of sessions that used a plan here, the lines with
    tool calls (`"tool_use"`): ExitPlanMode and its answer (approved or
-   rejected), the files edited (Write, Edit, MultiEdit, NotebookEdit) and the
-   todo list. Each such line is parsed once, however many calls it holds.
+   rejected), the files edited (Write, Edit, MultiEdit, NotebookEdit, and
+   Bash's `sed -i`/`perl -i`) and the todo list. Each such line is parsed
+   once, however many calls it holds.
 
 A line that is not JSON, or holds values of the wrong kinds or times no clock
 can show, is passed over.
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.transcripts.plan_texts import IMPLEMENT_PREFIX, digest_of, implementing, text_after
+from clarity.transcripts.shell_edits import files_edited
 from clarity.transcripts.store import (
     APPROVED,
     IMPLEMENTING,
@@ -43,7 +45,8 @@ from clarity.transcripts.store import (
 PLAN_PATH_KEY = "planFilePath"
 EXIT_PLAN_MODE = "ExitPlanMode"
 EDITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_TOOLS_READ = EDITING_TOOLS | {EXIT_PLAN_MODE, "TodoWrite", "TaskCreate", "TaskUpdate"}
+SHELL = "Bash"  # its in-place edits (sed -i, perl -i) count too: shell_edits.py
+_TOOLS_READ = EDITING_TOOLS | {EXIT_PLAN_MODE, SHELL, "TodoWrite", "TaskCreate", "TaskUpdate"}
 # How a person's answer to ExitPlanMode begins when they approved (a sub-agent's last).
 APPROVALS = (
     "User has approved your plan",
@@ -283,21 +286,27 @@ class Lines:
         for _, block in zip(range(_CALLS_PER_LINE), calls, strict=False):
             tool, tool_id, tool_input = block.get("name"), block.get("id"), block.get("input")
             if isinstance(tool_id, str) and isinstance(tool_input, dict):
+                if tool == SHELL:
+                    tool_input = {
+                        "paths": files_edited(tool_input.get("command"), record.get("cwd"))
+                    }
                 self._tool_call(str(tool), tool_id, tool_input, time, end)
 
     def _tool_call(
         self, tool: str, tool_id: str, tool_input: dict[str, Any], time: str, end: int
     ) -> None:
         facts = self.facts
-        if tool in EDITING_TOOLS:
-            path = _edited_path(tool_input)
-            if not (isinstance(path, str) and self.plans.outside(path)):
-                return  # the plan itself (or no path): not the work
+        if tool in EDITING_TOOLS or tool == SHELL:
+            paths = tool_input["paths"] if tool == SHELL else [_edited_path(tool_input)]
+            work = [path for path in paths if isinstance(path, str) and self.plans.outside(path)]
+            if not work:
+                return  # the plan itself (or no path, or a command that edits nothing)
             answer = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
             if answer is not None and answer.block.get("is_error") is True:
                 return  # refused or failed: nothing was written
-            if facts.edits.get(path, "") < time:
-                facts.edits[path] = time
+            for path in work:
+                if facts.edits.get(path, "") < time:
+                    facts.edits[path] = time
         elif tool == EXIT_PLAN_MODE:
             plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
             if plan is not None:
