@@ -58,6 +58,10 @@ def run_scan(
     report, proposal = scan_and_propose(
         settings, now, current, session, progress, state, review, project
     )
+    if project is None:  # a project's report leaves the other plans out: not their verdicts
+        from clarity.search import remember_scan
+
+        remember_scan(state, report)
     if not record:
         return report
     try:

@@ -1,0 +1,96 @@
+"""`clarity search QUERY`: ranked full-text search over the live plans and the archive."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from clarity.cli.app import app
+from clarity.cli.options import (
+    ArchiveDirOption,
+    FormatOption,
+    JsonOption,
+    PlansDirOption,
+    ProjectOption,
+    given_path,
+    note,
+    settings_from,
+)
+from clarity.errors import ClarityError
+from clarity.terminal import Format, choose_format
+
+
+class ClassChoice(StrEnum):
+    ACTIVE = "active"
+    COMPLETED = "completed"
+    STALE = "stale"
+    DORMANT = "dormant"
+    ARCHIVED = "archived"
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ClarityError(
+            f"--since {value!r} is not a date; give one as 2026-10-01 (or 2026-10-01T09:00)"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.astimezone()
+
+
+@app.command()
+def search(
+    words: Annotated[
+        list[str], typer.Argument(metavar="QUERY...", help="Words the plan holds, any case (all).")
+    ],
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+    project: ProjectOption = None,
+    plan_class: Annotated[
+        ClassChoice | None,
+        typer.Option("--class", help="Only plans of this class (archived: the archive's)."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="DATE", help="Only plans modified since (2026-10-01)."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Hits shown, at most.")] = 20,
+    json_output: JsonOption = False,
+    output_format: FormatOption = None,
+) -> None:
+    """Find any plan, live or archived, by its words: best first, with where it lives."""
+    settings = settings_from(locals())
+    chosen_format = choose_format(json_output, output_format)
+    from clarity.search import run_search
+
+    query = " ".join(words)
+    where = None if project is None else str(given_path(project, "--project").absolute())
+    found = run_search(
+        settings,
+        query,
+        project=where,
+        plan_class=None if plan_class is None else plan_class.value,
+        since=_since(since),
+        limit=limit,
+    )
+    from clarity.render import search_report
+
+    if chosen_format is Format.JSON:
+        from clarity.output import send_json
+
+        send_json(search_report.hits_document(found))
+    elif chosen_format is Format.MARKDOWN:
+        from clarity.output import say_text
+
+        say_text(search_report.hits_markdown(found))
+    else:
+        from clarity.render.console import plain_console
+
+        search_report.print_hits(found, plain_console())
+    if not found.hits and chosen_format is not Format.JSON:
+        note("nothing matches; clarity search looks for every word, three letters or more ranked")

@@ -1,0 +1,113 @@
+"""`clarity search`: every plan clarity knows, live or archived, found by its words.
+
+The index (index.py) is SQLite FTS5 in the plans dir's state folder; what a
+person typed becomes a query there (query.py). A search first brings the
+index up to date (only what changed is read), then asks it. A scan records
+its verdicts in the index when there is one (`remember_scan`), so that a hit
+on a live plan says its class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clarity.errors import ClarityError
+from clarity.state import DirState
+
+if TYPE_CHECKING:
+    from clarity.config import Settings
+    from clarity.model import ScanReport
+    from clarity.search.index import Hit
+
+PLACES = ("live", "archive")
+INDEX_NAME = "search.sqlite"  # in the plans dir's state folder
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a search found, for a renderer."""
+
+    query: str
+    hits: tuple[Hit, ...]
+    live: int  # plans in the index, live and archived
+    archived: int
+    plans_dir: Path
+    archive_dir: Path
+
+
+def run_search(
+    settings: Settings,
+    query: str,
+    *,
+    place: str | None = None,
+    project: str | None = None,
+    plan_class: str | None = None,
+    since: datetime | None = None,
+    limit: int | None = 20,
+) -> Found:
+    import sqlite3
+
+    from clarity.search.index import ARCHIVE, LIVE, SearchIndex
+    from clarity.search.query import terms
+
+    words = terms(query)
+    if not words.indexed and not words.short:
+        raise ClarityError("an empty query was given; search for a word, e.g. clarity search cache")
+    state = DirState.for_plans_dir(settings.plans_dir)
+    try:
+        with SearchIndex.open(state) as index:
+            index.refresh(settings.plans_dir, settings.archive_dir)
+            hits = index.search(
+                words,
+                settings.plans_dir,
+                settings.archive_dir,
+                place=place,
+                project=project,
+                plan_class=plan_class,
+                since=None if since is None else since.timestamp(),
+                limit=limit,
+            )
+            counts = index.count()
+    except (sqlite3.Error, OSError) as error:
+        raise ClarityError(
+            f"the search index in {state.root} cannot be used ({error}); "
+            "remove search.sqlite there and search again: it is made anew from the plans"
+        ) from None
+    return Found(
+        query,
+        tuple(hits),
+        counts[LIVE],
+        counts[ARCHIVE],
+        settings.plans_dir,
+        settings.archive_dir,
+    )
+
+
+def remember_scan(state: DirState, report: ScanReport) -> None:
+    """A scan's classes and projects, kept in the search index if there is one (a person
+    who never searched pays nothing). Never fails the scan: the index is a cache."""
+    if not (state.root / INDEX_NAME).exists():
+        return
+    import sqlite3
+
+    from clarity.search.index import SearchIndex, Verdict, stamp_of
+
+    verdicts = [
+        Verdict(
+            v.name,
+            stamp_of(v.facts.stamp.size, v.facts.stamp.mtime_ns, v.facts.stamp.inode),
+            v.plan_class.value,
+            v.reason,
+            report.project(v),
+        )
+        for v in report.verdicts
+        if v.facts.stamp is not None
+    ]
+    try:
+        with SearchIndex.open(state) as index:
+            index.remember_classes(verdicts)
+    except (sqlite3.Error, OSError):
+        return

@@ -1,0 +1,397 @@
+"""The search index: SQLite FTS5 in the plans dir's state folder (SPEC 9.1).
+
+A cache, never the record: the plans and the archive's index.jsonl are the
+truth, and the index is made again from them when it is missing, damaged or
+of another version. It is kept up to date the way the facts cache is:
+
+- live plans by their stamp (size, mtime, inode): a plan is read again only
+  when it changed; a plan gone from the plans dir leaves the index;
+- archived plans by their record's sha256: read once, again only when the
+  index.jsonl record at that path names other bytes.
+
+Each row keeps what a hit shows: where the plan lives, its name, title,
+project, date, and for a live plan its class as of the latest scan (a scan
+records it here when there is an index; a plan changed since shows none).
+The text indexed is the first TEXT_BYTES of a plan, with its sub-plans' for
+an archived plan, under FTS5's trigram tokenizer: substrings of any case,
+CJK too, ranked by BM25 with a name and title counting most.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from clarity.archive import archived_path, read_index_lines
+from clarity.plantext import find_h1, split_frontmatter
+from clarity.reader import NotARegularFile, is_plan_name, read_opening
+from clarity.search import INDEX_NAME
+from clarity.search.query import LIKE_ESCAPE, Terms
+from clarity.state import DirState
+
+SCHEMA = 1
+TEXT_BYTES = 256 * 1024  # of each plan the index reads, at most
+LIVE, ARCHIVE = "live", "archive"
+HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
+_WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
+SNIPPET_TOKENS = 64  # a trigram is a character: about a line of text around the match
+
+_TABLES = """
+CREATE TABLE docs(
+    id INTEGER PRIMARY KEY,
+    place TEXT NOT NULL,
+    key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    stamp TEXT NOT NULL,
+    title TEXT,
+    project TEXT,
+    plan_class TEXT,
+    reason TEXT,
+    mtime REAL NOT NULL,
+    quarter TEXT,
+    UNIQUE(place, key)
+);
+CREATE VIRTUAL TABLE text USING fts5(name, title, body, tokenize='trigram');
+"""
+
+
+def index_file(state: DirState) -> Path:
+    return state.root / INDEX_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    place: str  # LIVE or ARCHIVE
+    name: str
+    path: Path
+    quarter: str | None  # an archived plan's quarter folder
+    plan_class: str | None  # a live plan's class as of the latest scan; "archived"
+    reason: str | None
+    project: str | None
+    modified: datetime
+    title: str | None
+    snippet: str  # the match between HIT and END
+    score: float
+
+
+class Verdict(NamedTuple):
+    """What a scan found of a live plan, as the index keeps it."""
+
+    name: str
+    stamp: str  # size:mtime_ns:inode, as stamp_of writes it
+    plan_class: str
+    reason: str
+    project: str | None
+
+
+def stamp_of(size: int, mtime_ns: int, inode: int) -> str:
+    return f"{size}:{mtime_ns}:{inode}"
+
+
+class SearchIndex:
+    """An open index; `with SearchIndex.open(state) as index:`."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    @classmethod
+    @contextlib.contextmanager
+    def open(cls, state: DirState) -> Iterator[SearchIndex]:
+        """The index, made anew when it is missing, damaged or of another version."""
+        path = index_file(state)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = _connect(path)
+        except sqlite3.DatabaseError:
+            _remove(path)
+            db = _connect(path)
+        try:
+            yield cls(db)
+        finally:
+            db.close()
+
+    # -- keeping it up to date ------------------------------------------------
+
+    def refresh(self, plans_dir: Path, archive_dir: Path) -> int:
+        """Bring the index up to date with the plans dir and the archive; how many plans
+        were (re)read."""
+        with self.db:
+            read = self._refresh_live(plans_dir)
+            read += self._refresh_archive(archive_dir)
+        return read
+
+    def _known(self, place: str) -> dict[str, tuple[int, str]]:
+        rows = self.db.execute("SELECT key, id, stamp FROM docs WHERE place = ?", (place,))
+        return {key: (row_id, stamp) for key, row_id, stamp in rows}
+
+    def _put(self, row_id: int | None, fields: dict[str, Any], body: str) -> None:
+        if row_id is not None:
+            self._drop([row_id])
+        names = ", ".join(fields)
+        marks = ", ".join("?" for _ in fields)
+        cursor = self.db.execute(
+            f"INSERT INTO docs({names}) VALUES ({marks})",
+            tuple(fields.values()),
+        )
+        self.db.execute(
+            "INSERT INTO text(rowid, name, title, body) VALUES (?, ?, ?, ?)",
+            (cursor.lastrowid, fields["name"], fields["title"] or "", body),
+        )
+
+    def _drop(self, row_ids: Iterable[int]) -> None:
+        ids = [(row_id,) for row_id in row_ids]
+        self.db.executemany("DELETE FROM docs WHERE id = ?", ids)
+        self.db.executemany("DELETE FROM text WHERE rowid = ?", ids)
+
+    def _refresh_live(self, plans_dir: Path) -> int:
+        known = self._known(LIVE)
+        seen: set[str] = set()
+        read = 0
+        for entry in _plan_entries(plans_dir):
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
+            seen.add(entry.name)
+            row_id, was = known.get(entry.name, (None, ""))
+            if was == stamp:
+                continue
+            try:
+                text = read_opening(Path(entry.path), TEXT_BYTES)
+            except (OSError, NotARegularFile):
+                continue  # gone, or not a regular file now: not a plan to find
+            fields = {
+                "place": LIVE,
+                "key": entry.name,
+                "name": entry.name,
+                "stamp": stamp,
+                "title": _title(text),
+                "project": None,
+                "plan_class": None,  # not scanned since it changed
+                "reason": None,
+                "mtime": info.st_mtime,
+                "quarter": None,
+            }
+            self._put(row_id, fields, text)
+            read += 1
+        self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
+        return read
+
+    def _refresh_archive(self, archive_dir: Path) -> int:
+        known = self._known(ARCHIVE)
+        try:
+            lines = read_index_lines(archive_dir) if archive_dir.is_dir() else []
+        except OSError:
+            return 0  # not clarity's index, or unreadable: the archive is left as indexed
+        seen: set[str] = set()
+        read = 0
+        for line in lines:
+            record = line.record
+            if record is None:
+                continue
+            key, stamp = str(record["path"]), str(record["sha256"])
+            seen.add(key)
+            row_id, was = known.get(key, (None, ""))
+            if was == stamp:
+                continue
+            paths = [key, *(str(sub.get("path")) for sub in record.get("subplans") or [])]
+            body = "\n\n".join(_archived_text(archive_dir, path) for path in paths)
+            folder, slash, _ = key.partition("/")
+            fields = {
+                "place": ARCHIVE,
+                "key": key,
+                "name": str(record["name"]),
+                "stamp": stamp,
+                "title": record.get("title"),
+                "project": record.get("project"),
+                "plan_class": "archived",
+                "reason": record.get("summary"),
+                "mtime": _moment(record.get("mtime")),
+                "quarter": folder if slash else None,
+            }
+            self._put(row_id, fields, body)
+            read += 1
+        self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
+        return read
+
+    def remember_classes(self, verdicts: Iterable[Verdict]) -> None:
+        """A scan's verdicts on the live rows, each on the row of the bytes the scan read
+        (its stamp): a plan changed since keeps no class it may no longer have."""
+        with self.db:
+            self.db.executemany(
+                "UPDATE docs SET plan_class = ?, reason = ?, project = ? "
+                "WHERE place = 'live' AND key = ? AND stamp = ? "
+                "AND (plan_class IS NOT ? OR reason IS NOT ? OR project IS NOT ?)",
+                [(*v[2:], v.name, v.stamp, *v[2:]) for v in verdicts],
+            )
+
+    # -- asking it ---------------------------------------------------------------
+
+    def count(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT place, count(*) FROM docs GROUP BY place")
+        counts = {LIVE: 0, ARCHIVE: 0}
+        counts.update(dict(rows))
+        return counts
+
+    def search(
+        self,
+        terms: Terms,
+        plans_dir: Path,
+        archive_dir: Path,
+        *,
+        place: str | None = None,
+        project: str | None = None,
+        plan_class: str | None = None,
+        since: float | None = None,
+        limit: int | None = 20,
+    ) -> list[Hit]:
+        """The plans that hold every word, best first (BM25; newest first when no word is
+        long enough to be ranked)."""
+        where: list[str] = []
+        params: list[str | float] = []
+        match = terms.match
+        if match is not None:
+            where.append("text MATCH ?")
+            params.append(match)
+        for pattern in terms.like_patterns():
+            where.append(
+                "(text.name LIKE ? ESCAPE ? OR text.title LIKE ? ESCAPE ? "
+                "OR text.body LIKE ? ESCAPE ?)"
+            )
+            params += [pattern, LIKE_ESCAPE] * 3
+        for column, value in (("place", place), ("plan_class", plan_class)):
+            if value is not None:
+                where.append(f"docs.{column} = ?")
+                params.append(value)
+        if project is not None:
+            where.append("(docs.project = ? OR docs.project LIKE ? ESCAPE ?)")
+            params += [project, _escaped(project.rstrip("/")) + "/%", LIKE_ESCAPE]
+        if since is not None:
+            where.append("docs.mtime >= ?")
+            params.append(since)
+        snippet = f"snippet(text, 2, '{HIT}', '{END}', '…', {SNIPPET_TOKENS})"
+        snippet = snippet if match else "''"  # no ranked word: _around makes one
+        order = f"bm25(text, {_WEIGHTS})" if match else "-docs.mtime"
+        sql = (
+            "SELECT docs.place, docs.name, docs.key, docs.quarter, docs.plan_class, "
+            f"docs.reason, docs.project, docs.mtime, docs.title, {snippet}, {order}, "
+            "text.body FROM text JOIN docs ON docs.id = text.rowid "
+            f"WHERE {' AND '.join(where) or '1'} ORDER BY {order}"
+            + (" LIMIT ?" if limit is not None else "")
+        )
+        if limit is not None:
+            params.append(limit)
+        hits = []
+        for row in self.db.execute(sql, params):
+            where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, body = row
+            if not snip:
+                snip = _around(body, terms.short or terms.indexed)
+            path = plans_dir / key if where_ == LIVE else archive_dir / key
+            hits.append(
+                Hit(
+                    where_,
+                    name,
+                    path,
+                    quarter,
+                    cls,
+                    reason,
+                    proj,
+                    datetime.fromtimestamp(mtime, UTC),
+                    title,
+                    " ".join(snip.split()),
+                    float(score),
+                )
+            )
+        return hits
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout = 5000")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA:
+            if version != 0:
+                db.close()
+                _remove(path)
+                db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
+            db.executescript(_TABLES)
+            db.execute(f"PRAGMA user_version = {SCHEMA}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("SELECT count(*) FROM docs").fetchone()
+        db.execute("SELECT count(*) FROM text WHERE text MATCH 'zzz'").fetchone()
+    except sqlite3.DatabaseError:
+        db.close()
+        raise
+    db.isolation_level = "DEFERRED"  # `with db:` makes one transaction
+    return db
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+def _plan_entries(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(plans_dir) as entries:
+            for entry in entries:
+                if is_plan_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    yield entry
+    except OSError:
+        return
+
+
+def _title(text: str) -> str | None:
+    try:
+        _, body = split_frontmatter(text)
+    except Exception:  # noqa: BLE001 - an unclosed frontmatter: the title is in the text
+        body = text
+    return find_h1(body)
+
+
+def _archived_text(archive_dir: Path, relative: str) -> str:
+    try:
+        return read_opening(archived_path(archive_dir, relative), TEXT_BYTES)
+    except (OSError, NotARegularFile):
+        return ""  # gone or a link: its record's words are still found
+
+
+def _moment(value: object) -> float:
+    try:
+        return datetime.fromisoformat(str(value)).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _escaped(text: str) -> str:
+    return "".join(LIKE_ESCAPE + ch if ch in "%_\\" else ch for ch in text)
+
+
+def _around(body: str, words: Iterable[str], width: int = 60) -> str:
+    """A snippet for a match FTS5 did not rank (a word below a trigram): the first place
+    one of the words appears, marked."""
+    folded = body.casefold()
+    for word in words:
+        at = folded.find(word.casefold())
+        if at >= 0:
+            start = max(0, at - width)
+            end = min(len(body), at + len(word) + width)
+            return (
+                ("…" if start else "")
+                + body[start:at]
+                + HIT
+                + body[at : at + len(word)]
+                + END
+                + body[at + len(word) : end]
+                + ("…" if end < len(body) else "")
+            )
+    return body[: 2 * width]
