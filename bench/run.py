@@ -547,6 +547,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=Path("bench/results.json"), dest="out")
     parser.add_argument("--work", type=Path, help="keep corpora here between runs")
     parser.add_argument(
+        "--search-size",
+        type=int,
+        default=10_000,
+        help="live and archived plans to search (0: none)",
+    )
+    parser.add_argument(
         "--transcripts",
         type=float,
         default=1e9,
@@ -581,6 +587,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         figures += hook_figures(bench, args.hook_size, args.repeat)
         for kind in (FIRST, REPEAT):
             figures += apply_figures(bench, args.apply_size, args.repeat, kind)
+        if args.search_size > 0:
+            from bench.search import search_figures  # it needs Bench and Figure from here
+
+            figures += search_figures(bench, args.search_size, args.repeat)
         transcripts = None
         if args.transcripts > 0:
             found, transcripts = transcript_figures(bench, int(args.transcripts), args.repeat)

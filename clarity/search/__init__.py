@@ -57,25 +57,28 @@ def run_search(
     if not words.indexed and not words.short:
         raise ClarityError("an empty query was given; search for a word, e.g. clarity search cache")
     state = DirState.for_plans_dir(settings.plans_dir)
-    try:
-        with SearchIndex.open(state) as index:
-            index.refresh(settings.plans_dir, settings.archive_dir)
-            hits = index.search(
-                words,
-                settings.plans_dir,
-                settings.archive_dir,
-                place=place,
-                project=project,
-                plan_class=plan_class,
-                since=None if since is None else since.timestamp(),
-                limit=limit,
-            )
-            counts = index.count()
-    except (sqlite3.Error, OSError) as error:
-        raise ClarityError(
-            f"the search index in {state.root} cannot be used ({error}); "
-            "remove search.sqlite there and search again: it is made anew from the plans"
-        ) from None
+    for attempt in (1, 2):
+        try:
+            with SearchIndex.open(state) as index:
+                index.refresh(settings.plans_dir, settings.archive_dir)
+                hits = index.search(
+                    words,
+                    settings.plans_dir,
+                    settings.archive_dir,
+                    place=place,
+                    project=project,
+                    plan_class=plan_class,
+                    since=None if since is None else since.timestamp(),
+                    limit=limit,
+                )
+                counts = index.count()
+            break
+        except sqlite3.DatabaseError as error:  # damaged: a cache is made anew, once
+            if attempt == 2 or isinstance(error, sqlite3.OperationalError):
+                raise _unusable(state, error) from None
+            forget(state)
+        except OSError as error:
+            raise _unusable(state, error) from None
     return Found(
         query,
         tuple(hits),
@@ -111,3 +114,17 @@ def remember_scan(state: DirState, report: ScanReport) -> None:
             index.remember_classes(verdicts)
     except (sqlite3.Error, OSError):
         return
+
+
+def _unusable(state: DirState, error: Exception) -> ClarityError:
+    return ClarityError(
+        f"the search index in {state.root} cannot be used ({error}); "
+        f"remove {INDEX_NAME} there and search again: it is made anew from the plans"
+    )
+
+
+def forget(state: DirState) -> None:
+    """The index gone (a cache): the next search makes it anew."""
+    from clarity.search.index import index_file, remove_index
+
+    remove_index(index_file(state))
