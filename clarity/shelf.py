@@ -1,19 +1,21 @@
 """The archive as something to read: its plans listed, searched, found by name, read.
 
 `clarity archived [QUERY]` and `clarity show NAME` are read-only: nothing
-here takes the lock or writes a byte, in the archive or in the state folder,
-so the `/clarity` skill may run them unasked. The index (index.jsonl) says
-what the archive holds; a damaged line is passed over with a note, as
-INDEX.md does. A query is matched, without regard to case, against each
-plan's name, title and summary, and only when none of them match, against
-the text of the plan and its sub-plans (at most TEXT_BYTES of each): a
-search of thousands of plans reads only the files it has to.
+here takes the lock or writes a byte in the archive (a query may bring the
+search index, a cache in the state folder, up to date), so the `/clarity`
+skill may run them unasked. The index (index.jsonl) says what the archive
+holds; a damaged line is passed over with a note, as INDEX.md does. A query
+is matched, without regard to case, against each plan's name, title and
+summary, and only when none of them match, against the text of the plan and
+its sub-plans: through the search index (clarity.search) when the caller has
+one, else by reading at most TEXT_BYTES of each file.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,18 +120,26 @@ def _text_has(archive_dir: Path, relative: str, query: str) -> bool:
         return False  # gone, a link, unreadable: nothing to match
 
 
-def _matched_in(plan: ArchivedPlan, query: str) -> tuple[str, ...]:
-    """Where the query is found in a plan (case aside): its words first, its text last."""
+def _matched_in(plan: ArchivedPlan, query: str, in_text: set[str] | None = None) -> tuple[str, ...]:
+    """Where the query is found in a plan (case aside): its words first, its text last (by
+    the search index's answer, in_text, when there is one; else by reading the files)."""
     fields = {"name": plan.name, "title": plan.title, "summary": plan.summary}
     found = tuple(key for key, value in fields.items() if value and query in value.casefold())
     if found:
         return found
+    if in_text is not None:
+        return ("text",) if plan.relative in in_text else ()
     paths = [plan.relative, *(str(sub.get("path")) for sub in plan.subplans)]
     return ("text",) if any(_text_has(plan.archive_dir, path, query) for path in paths) else ()
 
 
-def list_archived(archive_dir: Path, query: str | None = None) -> Shelf:
-    """The archive's plans, newest first (those that match the query, if one is given)."""
+def list_archived(
+    archive_dir: Path,
+    query: str | None = None,
+    text_matches: Callable[[str], set[str] | None] | None = None,
+) -> Shelf:
+    """The archive's plans, newest first (those that match the query, if one is given;
+    text_matches: the search index, asked which plans' text holds it)."""
     if not os.path.lexists(archive_dir):
         note = f"no archive yet at {archive_dir}: clarity apply and clarity archive put plans there"
         return Shelf(archive_dir, query, (), 0, (note,))
@@ -139,9 +149,10 @@ def list_archived(archive_dir: Path, query: str | None = None) -> Shelf:
     total = len(plans)
     wanted = (query or "").strip().casefold()
     if wanted:
+        in_text = text_matches(wanted) if text_matches is not None and plans else None
         matched = []
         for plan in plans:
-            where = _matched_in(plan, wanted)
+            where = _matched_in(plan, wanted, in_text)
             if where:
                 matched.append(ArchivedPlan(plan.record, archive_dir, where))
         plans = matched

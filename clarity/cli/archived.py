@@ -46,9 +46,10 @@ def archived(
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
     from clarity.render import shelf_report
+    from clarity.search import archived_text_matches
     from clarity.shelf import list_archived
 
-    shelf = list_archived(settings.archive_dir, query)
+    shelf = list_archived(settings.archive_dir, query, archived_text_matches(settings))
     if chosen_format is Format.JSON:
         from clarity.output import send_json
 

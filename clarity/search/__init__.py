@@ -9,6 +9,7 @@ on a live plan says its class.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -87,6 +88,28 @@ def run_search(
         settings.plans_dir,
         settings.archive_dir,
     )
+
+
+def archived_text_matches(settings: Settings) -> Callable[[str], set[str] | None]:
+    """For `clarity archived QUERY`: the archive records whose text holds the query (as one
+    string), from the index; None when the index cannot answer (the caller reads the
+    files instead)."""
+
+    def matching(query: str) -> set[str] | None:
+        import sqlite3
+
+        from clarity.search.index import SearchIndex
+        from clarity.search.query import terms
+
+        state = DirState.for_plans_dir(settings.plans_dir)
+        try:
+            with SearchIndex.open(state) as index:
+                index.refresh_archive(settings.archive_dir)
+                return index.archived_matching(terms(query, phrase=True))
+        except (sqlite3.Error, OSError):
+            return None
+
+    return matching
 
 
 def remember_scan(state: DirState, report: ScanReport) -> None:

@@ -123,6 +123,11 @@ class SearchIndex:
 
     # -- keeping it up to date ------------------------------------------------
 
+    def refresh_archive(self, archive_dir: Path) -> int:
+        """The archive's part only (what `clarity archived QUERY` asks about)."""
+        with self.db:
+            return self._refresh_archive(archive_dir)
+
     def refresh(self, plans_dir: Path, archive_dir: Path) -> int:
         """Bring the index up to date with the plans dir and the archive; how many plans
         were (re)read."""
@@ -253,6 +258,23 @@ class SearchIndex:
             )
 
     # -- asking it ---------------------------------------------------------------
+
+    def archived_matching(self, terms: Terms) -> set[str]:
+        """The archive records (their paths) whose indexed text holds every word."""
+        where: list[str] = ["docs.place = 'archive'"]
+        params: list[str] = []
+        if terms.match is not None:
+            where.append("text MATCH ?")
+            params.append(terms.match)
+        for pattern in terms.like_patterns():
+            where.append("text.body LIKE ? ESCAPE ?")
+            params += [pattern, LIKE_ESCAPE]
+        rows = self.db.execute(
+            "SELECT docs.key FROM text JOIN docs ON docs.id = text.rowid WHERE "
+            + " AND ".join(where),
+            params,
+        )
+        return {key for (key,) in rows}
 
     def count(self) -> dict[str, int]:
         rows = self.db.execute("SELECT place, count(*) FROM docs GROUP BY place")
