@@ -322,3 +322,21 @@ def test_show_of_a_long_plan_goes_through_the_pager(
         assert "step 99" in text and "step 99" not in drawn
     else:
         assert not seen.exists() and "step 2" in drawn  # one screen: printed as it is
+
+
+def test_a_query_asks_the_search_index_for_the_text(
+    cli, plans_dir: Path, archive_dir: Path
+) -> None:
+    from clarity.state import DirState
+
+    first = archived(cli, plans_dir, "memcached", "--json").json()
+    index = DirState.for_plans_dir(plans_dir).root / "search.sqlite"
+    assert index.exists()  # made by the query, in the state folder
+    shelved = archive_dir / first["plans"][0]["path"]
+    kept = shelved.read_bytes()
+    shelved.write_bytes(b"# Cache layer\n")  # behind clarity's back: the index answers still
+    try:
+        again = archived(cli, plans_dir, "memcached", "--json").json()
+    finally:
+        shelved.write_bytes(kept)
+    assert [plan["name"] for plan in again["plans"]] == ["cache.md"]  # no file was read
