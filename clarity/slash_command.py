@@ -35,7 +35,9 @@ SKILL_NAME = "clarity"
 SKILL_FILE = "SKILL.md"
 LEGACY_COMMAND_FILE = "clarity.md"  # commands/clarity.md: where /clarity lived before skills
 SCAN = "scan --print-only"  # the scan that writes no file but clarity's state (no --output)
-READ_ONLY = (SCAN, "archived", "show")  # what the skill may run unasked: nothing that writes
+# What the skill may run unasked: nothing that writes but clarity's own state (a search and
+# archived QUERY bring the search index, a cache there, up to date).
+READ_ONLY = (SCAN, "search", "archived", "show")
 SESSION_PLACEHOLDER = "${CLAUDE_SESSION_ID}"
 
 _TEMPLATE = """\
@@ -64,9 +66,11 @@ Work through the report above with the user, in this order:
      `{clarity} {scan} --format markdown` again with those options, each value quoted
      for the shell, and work from that report instead;
    - a question about earlier plans ("what did we decide about X?"): the archive keeps
-     every plan clarity moved. `{clarity} archived QUERY` lists the archived plans whose
-     title, summary or text match, and `{clarity} show NAME` prints one; answer from
-     what they print. Both change nothing.
+     every plan clarity moved. `{clarity} search WORDS` finds any plan, live or
+     archived, best first, with where it lives and the line that matched;
+     `{clarity} archived QUERY` lists the archived plans whose title, summary or text
+     match, and `{clarity} show NAME` prints one; answer from what they print. None
+     of them moves a plan.
 4. Ask the user whether to carry out the proposal. Run nothing that moves a plan until
    they answer.
 5. Only if the user agrees, run the apply the report's Proposal line names, with `--yes`
@@ -92,7 +96,7 @@ def allowed_tools(clarity: str) -> list[str]:
     """Claude Code permission rules for the read-only commands (`Bash(cmd *)`, not the
     legacy `:*` form); `archived` may also run with no query."""
     rules = [f"Bash({clarity} {sub} *)" for sub in READ_ONLY]
-    rules.insert(2, f"Bash({clarity} archived)")
+    rules.insert(3, f"Bash({clarity} archived)")
     return rules
 
 

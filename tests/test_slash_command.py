@@ -107,13 +107,13 @@ def test_the_skill_is_what_claude_code_expects(cli, skill_file: Path):
 
     tools = str(skill.metadata["allowed-tools"])
     allowed = tools.split(", ")
-    shape = r"Bash\((.+) (scan --print-only|archived|show)( \*)?\)"
+    shape = r"Bash\((.+) (scan --print-only|search|archived|show)( \*)?\)"
     rules = [re.fullmatch(shape, rule) for rule in allowed]
     assert all(rules), allowed  # read-only clarity commands only, in the current spelling
     programs = {match.group(1) for match in rules if match}
     assert len(programs) == 1
     clarity = programs.pop()
-    assert {m.group(2) for m in rules if m} == {"scan --print-only", "archived", "show"}
+    assert {m.group(2) for m in rules if m} == {"scan --print-only", "search", "archived", "show"}
     assert ":*" not in tools
     for moving in ("apply", "archive ", "undo", "restore"):
         assert f"{clarity} {moving}" not in tools
