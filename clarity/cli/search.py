@@ -1,4 +1,5 @@
-"""`clarity search QUERY`: ranked full-text search over the live plans and the archive."""
+"""`clarity search QUERY`: ranked full-text search over the live plans and the archive;
+`clarity mcp`: the same, and the scan, for Claude over the Model Context Protocol."""
 
 from __future__ import annotations
 
@@ -94,3 +95,17 @@ def search(
         search_report.print_hits(found, plain_console())
     if not found.hits and chosen_format is not Format.JSON:
         note("nothing matches; clarity search looks for every word, three letters or more ranked")
+
+
+@app.command("mcp")
+def mcp_server(plans_dir: PlansDirOption = None, archive_dir: ArchiveDirOption = None) -> None:
+    """Answer Claude over MCP on stdio: search_plans, get_plan, list_plans. Read-only."""
+    settings = settings_from(locals())
+    try:
+        from clarity.mcp_server import serve
+    except ImportError:
+        raise ClarityError(
+            "clarity mcp needs the MCP SDK, which is an extra: "
+            "pip install 'clarity-plans[mcp]' (or uv tool install 'clarity-plans[mcp]')"
+        ) from None
+    serve(settings)

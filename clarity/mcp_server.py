@@ -1,0 +1,218 @@
+"""`clarity mcp`: a Model Context Protocol server on stdio, so that Claude asks clarity
+(SPEC 9.1). Imported by that command alone (the `mcp` SDK is an extra).
+
+Three tools, all read-only, shaped as MCP servers for history are: a search
+returns compact records, a get returns the full text.
+
+- search_plans(query, project?, where?, limit?): live and archived plans by
+  their words, best first (clarity search);
+- get_plan(name): one plan's text (bounded), live or archived, with what
+  clarity knows of it;
+- list_plans(project?, plan_class?, since?, limit?): the scan's view, each
+  plan with its class and reason (a scan that records nothing).
+
+Nothing here moves, writes or deletes a plan: the search index and the facts
+cache, clarity's own caches in its state folder, are all it writes. A bad
+argument, or anything clarity refuses, is a tool error the client sees, never
+a crash of the server.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+from clarity.config import Settings
+from clarity.errors import ClarityError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
+LIST_MOST = 500
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+_WHERE = {"all": None, "live": "live", "archive": "archive"}
+_CLASSES = ("active", "completed", "stale", "dormant")
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"since {value!r} is not a date; give one as 2026-10-01") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _limit(value: int, most: int) -> int:
+    if not 1 <= value <= most:
+        raise ValueError(f"limit must be between 1 and {most}")
+    return value
+
+
+def _project(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value.strip() or "\0" in value:
+        raise ValueError("project must be a folder's path")
+    return str(Path(value).expanduser().absolute())
+
+
+def _anticipated(tool: Callable[P, R]) -> Callable[P, R]:
+    """What clarity refuses (a bad argument, a plan it cannot find or read) reaches the
+    model as the tool's error, in clarity's one line; the SDK would mask it as a crash."""
+
+    @functools.wraps(tool)
+    def answer(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return tool(*args, **kwargs)
+        except ClarityError as error:
+            raise ToolError(error.message) from None
+        except (ValueError, OSError) as error:
+            raise ToolError(str(error)) from None
+
+    return answer
+
+
+def build_server(settings: Settings) -> MCPServer:
+    server = MCPServer("clarity", instructions=__doc__)
+
+    @server.tool(annotations=_READ_ONLY)
+    @_anticipated
+    def search_plans(
+        query: str, project: str | None = None, where: str = "all", limit: int = 10
+    ) -> dict[str, Any]:
+        """Find Claude Code plans, live (~/.claude/plans) or archived by clarity, by their
+        words, best first. where: all, live or archive. Each hit: name, where it lives,
+        class, project, date, title and the line that matched."""
+        from clarity.render.search_report import hits_document
+        from clarity.search import run_search
+
+        if where not in _WHERE:
+            raise ValueError("where must be all, live or archive")
+        found = run_search(
+            settings,
+            query,
+            place=_WHERE[where],
+            project=_project(project),
+            limit=_limit(limit, 100),
+        )
+        document = hits_document(found)
+        for hit in document["hits"]:
+            del hit["score"]
+        return document
+
+    @server.tool(annotations=_READ_ONLY)
+    @_anticipated
+    def get_plan(name: str) -> dict[str, Any]:
+        """One plan's text, by its name (foo, foo.md; an archived one also as 2026-Q4/foo.md),
+        live first, then the archive; with what clarity knows of it."""
+        return _get_plan(settings, name)
+
+    @server.tool(annotations=_READ_ONLY)
+    @_anticipated
+    def list_plans(
+        project: str | None = None,
+        plan_class: str | None = None,
+        since: str | None = None,
+        limit: int = 100,
+    ) -> dict[str, Any]:
+        """The live plans as clarity's scan sees them: each with its class (active, completed,
+        stale, dormant), the reason, project, date and title; newest first."""
+        return _list_plans(settings, project, plan_class, since, limit)
+
+    return server
+
+
+def _get_plan(settings: Settings, name: str) -> dict[str, Any]:
+    from clarity.fsio import read_regular
+    from clarity.reader import is_plan_name
+
+    text = name.strip()
+    if not text or "\0" in text:
+        raise ValueError("name a plan, e.g. misty-sleeping-cherny.md")
+    wanted = text if text.endswith(".md") else f"{text}.md"
+    if "/" not in wanted and is_plan_name(wanted):
+        path = settings.plans_dir / wanted
+        try:
+            data = read_regular(path)
+        except FileNotFoundError:
+            pass  # not live: the archive may have it
+        except OSError as error:
+            raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+        else:
+            return _plan_document("live", wanted, path, data, None)
+    from clarity.shelf import find_archived, read_archived
+
+    try:
+        found = find_archived(settings.archive_dir, text)
+        data = read_archived(found)
+    except ClarityError as error:
+        live = f"no live plan {wanted} in {settings.plans_dir}"
+        raise ValueError(f"{live}; {error.message}") from None
+    return _plan_document("archive", found.name, found.path, data, found.plan.record)
+
+
+def _plan_document(
+    where: str, name: str, path: Path, data: bytes, record: dict[str, Any] | None
+) -> dict[str, Any]:
+    body = data.decode("utf-8", "replace")
+    return {
+        "name": name,
+        "where": where,
+        "path": str(path),
+        "record": record,
+        "text": body[:TEXT_CHARS],
+        "truncated": len(body) > TEXT_CHARS,
+    }
+
+
+def _list_plans(
+    settings: Settings,
+    project: str | None,
+    plan_class: str | None,
+    since: str | None,
+    limit: int,
+) -> dict[str, Any]:
+    from clarity.render.json_report import scan_document
+    from clarity.scanning import run_scan
+
+    if plan_class is not None and plan_class not in _CLASSES:
+        raise ValueError(f"plan_class must be one of {', '.join(_CLASSES)}")
+    after = _since(since)
+    folder = _project(project)
+    report = run_scan(
+        settings,
+        datetime.now().astimezone(),
+        (),
+        None,
+        lambda line: None,  # notes are the CLI's; the records say what matters here
+        project=None if folder is None else Path(folder),
+        record=False,
+    )
+    plans = [
+        plan
+        for plan in scan_document(report)["plans"]
+        if (plan_class is None or plan["class"] == plan_class)
+        and (after is None or datetime.fromisoformat(plan["mtime"]) >= after)
+    ]
+    plans.sort(key=lambda plan: plan["mtime"], reverse=True)
+    keep = ("name", "class", "action", "reason", "title", "project", "mtime", "age_days")
+    shown = plans[: _limit(limit, LIST_MOST)]
+    return {
+        "plans_dir": str(settings.plans_dir),
+        "total": len(plans),
+        "plans": [{key: plan.get(key) for key in keep} for plan in shown],
+    }
+
+
+def serve(settings: Settings) -> None:
+    """Answer on stdin and stdout until the client goes."""
+    build_server(settings).run("stdio")
