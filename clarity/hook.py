@@ -324,23 +324,43 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     return text if worth else None
 
 
-def run(stdin: TextIO, env: Mapping[str, str]) -> None:
-    said = finding(hook_input(stdin), env, time.time())
+PLUGIN_FLAG = "--plugin"  # the plugin's hooks.json runs the hook with it
+PLUGIN_KEY = "clarity@"  # enabledPlugins' key of the plugin, from any marketplace
+
+
+def plugin_enabled(env: Mapping[str, str]) -> bool:
+    """Whether the clarity plugin is enabled in the person's Claude Code settings: then its
+    hook says the line, and a hook install-command added says nothing (never twice)."""
+    claude_dir = env.get("CLAUDE_CONFIG_DIR") or os.path.join(env.get("HOME", ""), ".claude")
+    settings = load_memo(os.path.join(claude_dir, "settings.json"))  # a bounded JSON read
+    enabled = settings.get("enabledPlugins")
+    if not isinstance(enabled, dict):
+        return False
+    return any(str(key).startswith(PLUGIN_KEY) and on is True for key, on in enabled.items())
+
+
+def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:
+    if PLUGIN_FLAG not in argv and plugin_enabled(env):
+        return
+    now = time.time()
+    said = finding(hook_input(stdin), env, now)
     if said is None:
         return
     from clarity.output import say
 
-    document = {
-        "systemMessage": said,
-        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": said},
-    }
+    document: dict[str, Any] = {"systemMessage": said}
+    if "Claude Code will delete" in said:  # something is due: Claude should know it too
+        document["hookSpecificOutput"] = {
+            "hookEventName": "SessionStart",
+            "additionalContext": said,
+        }
     say([json.dumps(document)])  # ASCII: every character outside it is escaped
 
 
 def main() -> int:
     """Exit 0 whatever happens: a hook that fails must not fail the session."""
     with contextlib.suppress(BaseException):  # anything at all, even an interrupt
-        run(sys.stdin, os.environ)
+        run(sys.stdin, os.environ, sys.argv[1:])
     return 0
 
 

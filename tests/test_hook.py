@@ -58,10 +58,13 @@ def said(ran: subprocess.CompletedProcess[str]) -> str | None:
         return None
     document = json.loads(ran.stdout)
     message: str = document["systemMessage"]
-    assert document["hookSpecificOutput"] == {
-        "hookEventName": "SessionStart",
-        "additionalContext": message,
-    }
+    if "Claude Code will delete" in message:  # something due: Claude is told too
+        assert document["hookSpecificOutput"] == {
+            "hookEventName": "SessionStart",
+            "additionalContext": message,
+        }
+    else:  # only done plans: the person's line alone
+        assert set(document) == {"systemMessage"}
     assert ran.stdout.count("\n") == 1
     return message
 
@@ -388,3 +391,21 @@ def test_a_linked_private_settings_file_stays_linked_and_private(
     assert main(["uninstall-command", "--hook"]) == 0
     assert stat.S_IMODE(dotfiles.stat().st_mode) == 0o600
     assert (claude_dir / "settings.json").is_symlink()
+
+
+def test_an_enabled_plugin_says_the_line_and_the_installed_hook_keeps_quiet(
+    isolated_home: Path, claude_dir: Path
+):
+    make_files(
+        claude_dir / "plans", {f"done-{i}.md": Plan(DONE, 3) for i in range(3)}, datetime.now(UTC)
+    )
+    work = isolated_home / "work"
+    (claude_dir / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"clarity@clarity": True, "other@x": True}})
+    )
+
+    assert said(run_hook(work)) is None  # install-command's hook: the plugin's says it
+    plugins = hook_command(sys.executable) + " --plugin"
+    assert said(run_hook(work, command=plugins)) == (
+        "clarity: 3 plans done: /clarity to review them"
+    )
