@@ -4,6 +4,7 @@ index that is a cache (read again only where a plan changed, made anew when dama
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +151,16 @@ def test_the_index_is_in_the_state_folder_only(cli, shelved: Path) -> None:
     search(cli, shelved, "cache")
     assert sorted(p.name for p in shelved.parent.rglob("*")) == before
     assert json.loads(json.dumps(search(cli, shelved, "cache")))  # JSON all the way
+
+
+def test_a_name_that_is_not_utf8_is_found_and_given_back_exactly(cli, plans_dir: Path) -> None:
+    plans_dir.mkdir(parents=True, exist_ok=True)
+    odd = plans_dir / os.fsdecode(b"caf\xe9-cache.md")  # Latin-1 bytes in the name
+    odd.write_bytes(b"# Cache plan \xff\n\nA read-through cache.\n")
+    search(cli, plans_dir, "cache")  # the index first: the scan then records its class
+    cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+
+    [hit] = search(cli, plans_dir, "cache")["hits"]
+
+    assert hit["path"] == str(odd)  # the exact bytes, through JSON's surrogate escapes
+    assert hit["name"] == "caf\ufffd-cache.md" and hit["class"] == "active"

@@ -169,8 +169,9 @@ class SearchIndex:
             except OSError:
                 continue
             stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
-            seen.add(entry.name)
-            row_id, was = known.get(entry.name, (None, ""))
+            key = stored(entry.name)
+            seen.add(key)
+            row_id, was = known.get(key, (None, ""))
             if was == stamp:
                 continue
             try:
@@ -179,8 +180,8 @@ class SearchIndex:
                 continue  # gone, or not a regular file now: not a plan to find
             fields = {
                 "place": LIVE,
-                "key": entry.name,
-                "name": entry.name,
+                "key": key,
+                "name": shown(entry.name),
                 "stamp": stamp,
                 "title": _title(text),
                 "project": None,
@@ -221,23 +222,24 @@ class SearchIndex:
             record = line.record
             if record is None:
                 continue
-            key, stamp = str(record["path"]), str(record["sha256"])
+            key, stamp = stored(str(record["path"])), str(record["sha256"])
             seen.add(key)
             row_id, was = known.get(key, (None, ""))
             if was == stamp:
                 continue
-            paths = [key, *(str(sub.get("path")) for sub in record.get("subplans") or [])]
+            paths = [str(record["path"])]
+            paths += [str(sub.get("path")) for sub in record.get("subplans") or []]
             body = "\n\n".join(_archived_text(archive_dir, path) for path in paths)
-            folder, slash, _ = key.partition("/")
+            folder, slash, _ = shown(str(record["path"])).partition("/")
             fields = {
                 "place": ARCHIVE,
                 "key": key,
-                "name": str(record["name"]),
+                "name": shown(str(record["name"])),
                 "stamp": stamp,
-                "title": record.get("title"),
-                "project": record.get("project"),
+                "title": _text(record.get("title")),
+                "project": _text(record.get("project")),
                 "plan_class": "archived",
-                "reason": record.get("summary"),
+                "reason": _text(record.get("summary")),
                 "mtime": _moment(record.get("mtime")),
                 "quarter": folder if slash else None,
             }
@@ -254,7 +256,7 @@ class SearchIndex:
                 "UPDATE docs SET plan_class = ?, reason = ?, project = ? "
                 "WHERE place = 'live' AND key = ? AND stamp = ? "
                 "AND (plan_class IS NOT ? OR reason IS NOT ? OR project IS NOT ?)",
-                [(*v[2:], v.name, v.stamp, *v[2:]) for v in verdicts],
+                [_update_row(v) for v in verdicts],
             )
 
     # -- asking it ---------------------------------------------------------------
@@ -335,7 +337,7 @@ class SearchIndex:
             where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, body = row
             if not snip:
                 snip = _around(body, terms.short or terms.indexed)
-            path = plans_dir / key if where_ == LIVE else archive_dir / key
+            path = (plans_dir if where_ == LIVE else archive_dir) / unstored(key)
             hits.append(
                 Hit(
                     where_,
@@ -352,6 +354,39 @@ class SearchIndex:
                 )
             )
         return hits
+
+
+_BYTES = "\0bytes:"  # a name that is not UTF-8, kept as the hex of its bytes (NUL: no name has it)
+
+
+def stored(name: str) -> str:
+    """A file name as SQLite can keep it (UTF-8 text) and give back exactly: one with bytes
+    that are not UTF-8 (surrogate escapes) as the hex of its bytes."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return _BYTES + os.fsencode(name).hex()
+    return name
+
+
+def unstored(key: str) -> str:
+    return os.fsdecode(bytes.fromhex(key[len(_BYTES) :])) if key.startswith(_BYTES) else key
+
+
+def shown(name: str) -> str:
+    """A name as words to find and show: undecodable bytes as U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _update_row(verdict: Verdict) -> tuple[str | None, ...]:
+    """remember_classes' parameters for one verdict: the values, the row's key and stamp,
+    and the values again (a row that has them already is left as it is)."""
+    values = (verdict.plan_class, shown(verdict.reason), _text(verdict.project))
+    return (*values, stored(verdict.name), verdict.stamp, *values)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else shown(str(value))
 
 
 def _connect(path: Path) -> sqlite3.Connection:
