@@ -164,3 +164,12 @@ def test_a_name_that_is_not_utf8_is_found_and_given_back_exactly(cli, plans_dir:
 
     assert hit["path"] == str(odd)  # the exact bytes, through JSON's surrogate escapes
     assert hit["name"] == "caf\ufffd-cache.md" and hit["class"] == "active"
+
+
+def test_a_plans_dir_that_is_not_there_is_said_not_searched(cli, tmp_path: Path) -> None:
+    result = cli("search", "cache", "--plans-dir", str(tmp_path / "typo"))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"clarity: error: plans directory {tmp_path / 'typo'} does not exist (from option "
+        "--plans-dir); point --plans-dir or CLARITY_PLANS_DIR at your plans"
+    ]

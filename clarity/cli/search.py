@@ -94,7 +94,7 @@ def search(
 
         search_report.print_hits(found, plain_console())
     if not found.hits and chosen_format is not Format.JSON:
-        note("nothing matches; clarity search looks for every word, three letters or more ranked")
+        note("nothing matches: a plan must hold every word given (as the start of a word)")
 
 
 @app.command("mcp")
