@@ -173,3 +173,27 @@ def test_a_plans_dir_that_is_not_there_is_said_not_searched(cli, tmp_path: Path)
         f"clarity: error: plans directory {tmp_path / 'typo'} does not exist (from option "
         "--plans-dir); point --plans-dir or CLARITY_PLANS_DIR at your plans"
     ]
+
+
+def test_searches_at_once_each_find_everything(plans_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    make_files(
+        plans_dir,
+        {f"plan-{n:04d}.md": Plan(f"# Plan {n} about the cache\n", 5) for n in range(1500)},
+    )
+    command = [sys.executable, "-m", "clarity", "search", "cache", "--json", "--limit", "2000"]
+    running = [
+        subprocess.Popen(
+            [*command, "--plans-dir", str(plans_dir)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    said = [process.communicate(timeout=120) for process in running]
+
+    assert [process.returncode for process in running] == [0, 0, 0], said
+    for out, _ in said:
+        assert len(json.loads(out)["hits"]) == 1500

@@ -51,6 +51,8 @@ def run_search(
 ) -> Found:
     import sqlite3
 
+    from filelock import Timeout
+
     from clarity.search.index import ARCHIVE, LIVE, SearchIndex
     from clarity.search.query import terms
 
@@ -77,10 +79,16 @@ def run_search(
                 )
                 counts = index.count()
             break
-        except sqlite3.DatabaseError as error:  # damaged: a cache is made anew, once
-            if attempt == 2 or isinstance(error, sqlite3.OperationalError):
+        except Timeout:
+            raise ClarityError(
+                "another clarity has been bringing the search index up to date for a "
+                "minute; try again when it is done"
+            ) from None
+        except sqlite3.OperationalError as error:
+            raise _unusable(state, error) from None
+        except sqlite3.DatabaseError as error:  # damaged (and removed): made anew, once
+            if attempt == 2:
                 raise _unusable(state, error) from None
-            forget(state)
         except OSError as error:
             raise _unusable(state, error) from None
     return Found(
@@ -101,6 +109,8 @@ def archived_text_matches(settings: Settings) -> Callable[[str], set[str] | None
     def matching(query: str) -> set[str] | None:
         import sqlite3
 
+        from filelock import Timeout
+
         from clarity.search.index import SearchIndex
         from clarity.search.query import terms
 
@@ -109,7 +119,7 @@ def archived_text_matches(settings: Settings) -> Callable[[str], set[str] | None
             with SearchIndex.open(state) as index:
                 index.refresh_archive(settings.archive_dir)
                 return index.archived_matching(terms(query, phrase=True))
-        except (sqlite3.Error, OSError):
+        except (sqlite3.Error, OSError, Timeout):
             return None
 
     return matching
@@ -121,6 +131,8 @@ def remember_scan(state: DirState, report: ScanReport) -> None:
     if not (state.root / INDEX_NAME).exists():
         return
     import sqlite3
+
+    from filelock import Timeout
 
     from clarity.search.index import SearchIndex, Verdict, stamp_of
 
@@ -136,9 +148,9 @@ def remember_scan(state: DirState, report: ScanReport) -> None:
         if v.facts.stamp is not None
     ]
     try:
-        with SearchIndex.open(state) as index:
+        with SearchIndex.open(state, wait=0.5) as index:  # a scan does not wait on a search
             index.remember_classes(verdicts)
-    except (sqlite3.Error, OSError):
+    except (sqlite3.Error, OSError, Timeout):
         return
 
 
@@ -147,10 +159,3 @@ def _unusable(state: DirState, error: Exception) -> ClarityError:
         f"the search index in {state.root} cannot be used ({error}); "
         f"remove {INDEX_NAME} there and search again: it is made anew from the plans"
     )
-
-
-def forget(state: DirState) -> None:
-    """The index gone (a cache): the next search makes it anew."""
-    from clarity.search.index import index_file, remove_index
-
-    remove_index(index_file(state))

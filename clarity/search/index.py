@@ -44,10 +44,11 @@ LIVE, ARCHIVE = "live", "archive"
 HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
 _WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
 TITLE_BYTES = 4096
+WAIT_SECONDS = 60.0  # while another clarity brings the index up to date (a build: seconds)
 SNIPPET_TOKENS = 16  # words around the match: about a line
 
 _TABLES = """
-CREATE TABLE docs(
+CREATE TABLE IF NOT EXISTS docs(
     id INTEGER PRIMARY KEY,
     place TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -61,8 +62,9 @@ CREATE TABLE docs(
     quarter TEXT,
     UNIQUE(place, key)
 );
-CREATE VIRTUAL TABLE text USING fts5(name, title, body, tokenize='unicode61 remove_diacritics 2');
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS text
+    USING fts5(name, title, body, tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -107,15 +109,34 @@ class SearchIndex:
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, state: DirState) -> Iterator[SearchIndex]:
-        """The index, made anew when it is missing, damaged or of another version."""
+    def open(cls, state: DirState, wait: float = WAIT_SECONDS) -> Iterator[SearchIndex]:
+        """The index, made anew when it is missing, damaged or of another version; used by
+        one clarity at a time (a lock beside it: one that finds it damaged may remove it),
+        waiting up to `wait` seconds for another. Raises filelock.Timeout."""
+        from filelock import FileLock
+
         path = index_file(state)
         path.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(f"{path}.lock", timeout=wait):
+            try:
+                with cls._opened(path, wait) as index:
+                    yield index
+            except sqlite3.OperationalError:
+                raise  # locked, the disk, a query: not damage
+            except sqlite3.DatabaseError:
+                remove_index(path)  # damaged while in use: made anew by the next open
+                raise
+
+    @classmethod
+    @contextlib.contextmanager
+    def _opened(cls, path: Path, wait: float) -> Iterator[SearchIndex]:
         try:
-            db = _connect(path)
+            db = _connect(path, wait)
+        except sqlite3.OperationalError:
+            raise  # locked, or the disk: not damage, nothing to remove
         except sqlite3.DatabaseError:
             remove_index(path)
-            db = _connect(path)
+            db = _connect(path, wait)
         try:
             yield cls(db)
         finally:
@@ -389,16 +410,16 @@ def _text(value: object) -> str | None:
     return None if value is None else shown(str(value))
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
+def _connect(path: Path, wait: float) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=wait, isolation_level=None)
     try:
-        db.execute("PRAGMA busy_timeout = 5000")
+        db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA:
             if version != 0:
                 db.close()
                 remove_index(path)
-                db = sqlite3.connect(path, timeout=5.0, isolation_level=None)
+                db = sqlite3.connect(path, timeout=wait, isolation_level=None)
             db.executescript(_TABLES)
             db.execute(f"PRAGMA user_version = {SCHEMA}")
         # A cache: written without a journal's second copy or fsyncs (1.35 s against 1.96 s
@@ -410,7 +431,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError:
         db.close()
         raise
-    db.isolation_level = "DEFERRED"  # `with db:` makes one transaction
+    # `with db:` makes one transaction, which takes the write lock at once: two searches
+    # bringing the index up to date one after the other, each reading what the other wrote.
+    db.isolation_level = "IMMEDIATE"
     return db
 
 
