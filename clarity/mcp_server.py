@@ -81,8 +81,18 @@ def _anticipated(tool: Callable[P, R]) -> Callable[P, R]:
     return answer
 
 
+# What Claude is told of the server when it connects (the module's docstring is for us).
+INSTRUCTIONS = (
+    "clarity knows every Claude Code plan on this machine: the live ones (the plans "
+    "directory) and those clarity archived. search_plans finds plans by their words, best "
+    "first; get_plan reads one, live or archived; list_plans gives each live plan's class "
+    "(active, completed, stale, dormant) and why. Use them to answer questions about earlier "
+    "plans (what was decided, what is still open). All read-only: nothing here moves a plan."
+)
+
+
 def build_server(settings: Settings) -> MCPServer:
-    server = MCPServer("clarity", instructions=__doc__)
+    server = MCPServer("clarity", instructions=INSTRUCTIONS)
 
     @server.tool(annotations=_READ_ONLY)
     @_anticipated
