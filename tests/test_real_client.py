@@ -65,7 +65,8 @@ def lay_out(scenario: Path, home: Path, project: Path) -> tuple[Path, datetime, 
 
 def test_every_scenario_the_client_wrote_is_judged_here() -> None:
     scenarios = {path.name for path in FIXTURES.iterdir() if path.is_dir()}
-    assert scenarios == {*EXPECTED, "09-live"}
+    # mcp-search is no plan-mode scenario: test_real_client_search.py reads it.
+    assert scenarios == {*EXPECTED, "09-live", "mcp-search"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
