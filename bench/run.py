@@ -33,7 +33,7 @@ from typing import IO, Any
 from bench.corpus import NOW, CorpusStats, make_corpus
 from bench.transcripts import TranscriptStats, append_lines, make_transcripts
 from clarity.executor.journal import BATCH_MOVES
-from clarity.facts_cache import RACY_NS
+from clarity.plans.facts_cache import RACY_NS
 
 Command = Sequence[str]
 

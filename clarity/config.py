@@ -24,9 +24,20 @@ from clarity.locations import (
     expand_home,
     path_problem,
 )
-from clarity.markers import DEFAULT_MARKERS
 from clarity.model import Retention, Thresholds
 from clarity.settings_files import read_settings_text
+
+# The terminal markers of SPEC 4 (clarity/plans/markers.py matches them); config may replace them.
+DEFAULT_MARKERS: tuple[str, ...] = (
+    "COMPLETED",
+    "-- Complete",
+    "-- Completed",
+    "-- Done",
+    "No further planning",
+    "No code changes",
+    "No plan needed",
+    "finalized",
+)
 
 _DEFAULTS = Thresholds()
 PROTECT_HOURS = 24.0  # a plan a Claude Code session used this recently is kept (SPEC 9)

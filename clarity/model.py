@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -278,3 +278,8 @@ class AgentUsage:
     def note(self, line: str) -> None:
         if line not in self.notes:
             self.notes.append(line)
+
+
+# How the executor writes an archived plan's summary: the extract, or the agent's
+# (agent/review.py). (archived file, name) -> (text, source)
+Summarizer = Callable[[Path, str], tuple[str, str]]

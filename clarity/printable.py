@@ -1,13 +1,18 @@
 """Text that came from outside (a plan, a transcript, the agent) as a terminal can show it.
 
 `printable` is the one escape every human-readable output goes through: the
-writers of clarity/output.py apply it to each line they are given, and the
+writers of clarity/render/output.py apply it to each line they are given, and the
 rich console of clarity/render/console.py to each string it renders. JSON
 never passes here: it keeps every name exact.
+
+Beside it, the few pieces of text every report and the archive's INDEX.md share: a file
+name, a size, a project folder, a Markdown code span.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 
 
@@ -31,3 +36,34 @@ def printable_lines(lines: Iterable[str]) -> str:
 def one_paragraph(text: str) -> str:
     """Prose from outside (a summary) as one line: line breaks and tabs are spaces."""
     return printable(" ".join(text.split()))
+
+
+def display_name(name: str) -> str:
+    """A file name as text that any terminal can print (undecodable bytes shown as U+FFFD)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def format_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def project_text(project: str | None) -> str:
+    """A project's folder as a person reads it: under their home as ~."""
+    if project is None:
+        return ""
+    home = os.path.expanduser("~")  # noqa: PTH111 - a string in, a string out
+    if home not in ("~", "/") and (project == home or project.startswith(home + os.sep)):
+        project = "~" + project[len(home) :]
+    return printable(display_name(project))  # a transcript named it: no raw escapes
+
+
+def code(text: str) -> str:
+    """An inline code span that holds any text, backticks included."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clarity.proposal import load_proposal
+from clarity.judge.proposal import load_proposal
 from clarity.state import DirState
 from tests.conftest import (
     DAY,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clarity.archive import change_index, free_name, quarter, read_index_lines
+from clarity.archive.layout import change_index, free_name, quarter, read_index_lines
 from clarity.executor.indexing import update_index
 from clarity.fsio import partial_path
 from clarity.state import DirState

@@ -13,7 +13,7 @@ from typing import Any
 
 from clarity.executor.apply import apply_groups
 from clarity.executor.journal import BATCH_MOVES
-from clarity.proposal import load_proposal
+from clarity.judge.proposal import load_proposal
 from clarity.state import DirState
 from tests.conftest import NOW_ISO, Plan, make_files, read_files
 from tests.corpus import make_corpus

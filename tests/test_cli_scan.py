@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clarity.proposal import load_proposal
+from clarity.judge.proposal import load_proposal
 from clarity.state import DirState
 from tests.conftest import NOW_ISO, Plan, make_files, run_process
 

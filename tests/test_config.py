@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from clarity.config import load_settings
+from clarity.config import DEFAULT_MARKERS, load_settings
 from clarity.errors import ClarityError
-from clarity.markers import DEFAULT_MARKERS
 from clarity.model import Thresholds
 
 NO_OPTIONS: dict[str, object] = {}

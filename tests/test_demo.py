@@ -6,7 +6,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from clarity.demo import sample_dir, sample_plans
+from clarity.workflows.demo import sample_dir, sample_plans
 from tests.conftest import DAY, make_files, run_process
 
 

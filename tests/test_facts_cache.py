@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clarity.facts_cache import RACY_NS, FactsCache
 from clarity.model import PlanFacts, TextStatus
-from clarity.reader import read_plans_dir
+from clarity.plans.facts_cache import RACY_NS, FactsCache
+from clarity.plans.reader import read_plans_dir
 from tests.conftest import NOW_ISO, Plan, make_files
 
 TICK = 0.02  # longer than the coarsest kernel timestamp tick (10 ms at HZ=100)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from clarity.claude_code.hook import line
+from clarity.claude_code.hook_settings import hook_command
 from clarity.cli import main
 from clarity.errors import ClarityError
-from clarity.hook import line
-from clarity.hook_settings import hook_command
 from tests.conftest import Plan, make_files
 
 DONE = "# Done plan\n\nStatus: COMPLETED\n\n" + "what was done\n" * 200

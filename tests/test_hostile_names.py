@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from clarity.printable import printable
-from clarity.render.layout import display_name
+from clarity.printable import display_name, printable
 from tests.conftest import NOW_ISO, Plan, drain, make_files, run_process
 from tests.test_undo import _in_a_terminal
 
@@ -346,9 +345,9 @@ def test_a_reader_that_stops_early_ends_the_run_quietly(plans_dir: Path, buffere
         assert (process.wait(timeout=120), err) == (0, ""), args
 
 
-# Every write to stdout or stderr passes through clarity/output.py (its lines escaped)
+# Every write to stdout or stderr passes through clarity/render/output.py (its lines escaped)
 # or through the rich console of clarity/render/console.py (every string escaped).
-WRITERS = {Path("clarity/output.py"), Path("clarity/render/console.py")}
+WRITERS = {Path("clarity/render/output.py"), Path("clarity/render/console.py")}
 
 
 def _writes(tree: ast.AST) -> list[str]:

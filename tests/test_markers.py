@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clarity.markers import DEFAULT_MARKERS, compile_marker, compile_markers, first_marker
+from clarity.config import DEFAULT_MARKERS
+from clarity.plans.markers import compile_marker, compile_markers, first_marker
 
 MARKERS = compile_markers(DEFAULT_MARKERS)
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from clarity.cli import main
-from clarity.facts_cache import RACY_NS
+from clarity.plans.facts_cache import RACY_NS
 from clarity.state import DirState
 from tests.conftest import NOW_ISO, Plan, contents, make_files, trash_files
 from tests.test_apply import PLANS

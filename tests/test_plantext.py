@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clarity.model import Frontmatter
-from clarity.plantext import FrontmatterUnclosed, find_h1, last_nonblank_line, parse_head
+from clarity.plans.plantext import FrontmatterUnclosed, find_h1, last_nonblank_line, parse_head
 
 
 @pytest.mark.parametrize(

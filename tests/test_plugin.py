@@ -16,11 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from clarity.slash_command import skill_text
+from clarity.claude_code.slash_command import skill_text
 from tests.conftest import Plan, make_files
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGIN = ROOT / "clarity" / "plugin"
+PLUGIN = ROOT / "clarity" / "claude_code" / "plugin"
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 DONE = "# Shipped COMPLETED\n\n## Context\n\nIt shipped.\n"

@@ -13,11 +13,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clarity.classifier import Rules, classify
 from clarity.cli import main
-from clarity.markers import DEFAULT_MARKERS, compile_markers
+from clarity.config import DEFAULT_MARKERS
+from clarity.judge.classifier import Rules, classify
 from clarity.model import PlanClass, Thresholds
-from clarity.reader import is_plan_name, read_plans_dir
+from clarity.plans.markers import compile_markers
+from clarity.plans.reader import is_plan_name, read_plans_dir
 from tests.conftest import DAY, NOW, NOW_ISO, snapshot
 
 FRAGMENTS = [

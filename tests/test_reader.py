@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clarity.model import PlanFacts
-from clarity.reader import (
+from clarity.plans.reader import (
     HEAD_BYTES,
     MAX_HEAD_BYTES,
     MAX_TAIL_BYTES,
@@ -223,7 +223,7 @@ def test_an_unreadable_file_is_skipped_with_the_error(plans_dir: Path) -> None:
     make_files(plans_dir, {"ok.md": "# ok\n", "secret.md": "# secret\n"})
     (plans_dir / "secret.md").chmod(0)
     script = (
-        "import sys; from pathlib import Path; from clarity.reader import read_plans_dir\n"
+        "import sys; from pathlib import Path; from clarity.plans.reader import read_plans_dir\n"
         "listing = read_plans_dir(Path(sys.argv[1]))\n"
         "print([p.name for p in listing.plans])\n"
         "print([(s.path.name, s.reason) for s in listing.skipped])"

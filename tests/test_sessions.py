@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from clarity.model import PlanSessions
-from clarity.sessions import find_plan_sessions
+from clarity.transcripts.sessions import find_plan_sessions
 from tests.claude_home import (
     HOUR,
     plan_mode,

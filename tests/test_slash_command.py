@@ -13,9 +13,9 @@ from pathlib import Path
 import frontmatter
 import pytest
 
+from clarity.claude_code.slash_command import skill_text
 from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, stamped
-from clarity.slash_command import skill_text
 from tests.claude_home import plan_mode, write_transcript
 from tests.conftest import Plan, make_files
 

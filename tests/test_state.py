@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from clarity.facts_cache import FactsCache
 from clarity.fsio import write_atomic
+from clarity.plans.facts_cache import FactsCache
 
 
 @pytest.mark.parametrize("durable", [True, False])

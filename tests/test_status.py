@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from clarity.model import TextStatus
-from clarity.status import read_status
-from clarity.status_words import status_value
+from clarity.plans.status import read_status
+from clarity.plans.status_words import status_value
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clarity.summary import SUMMARY_CHARS, extract_summary, shorten
+from clarity.plans.summary import SUMMARY_CHARS, extract_summary, shorten
 
 
 @pytest.mark.parametrize(

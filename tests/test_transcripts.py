@@ -226,8 +226,8 @@ def test_a_session_that_grows_is_read_from_where_the_last_scan_stopped(
     path.write_bytes(b"\n".join(session.lines()) + b"\n")
     os.utime(path, (session.time, session.time))
     appended = path.stat().st_size - written
-    from clarity.sessions import find_plan_sessions
     from clarity.state import DirState
+    from clarity.transcripts.sessions import find_plan_sessions
 
     store = DirState.for_plans_dir(plans_dir).sessions_file
     before = json.loads(store.read_text())["transcripts"][str(path)]

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from clarity.sessions import QUIET_FILE, find_plan_sessions
 from clarity.state import DirState
 from clarity.transcripts.quiet import _escape, _header, _mark_stop, _stopped_at, _unescape
+from clarity.transcripts.sessions import QUIET_FILE, find_plan_sessions
 from clarity.transcripts.walk import Stop
 from tests.claude_home import Session
 from tests.conftest import NOW, Plan, make_files
@@ -275,7 +275,7 @@ def test_a_scan_cut_short_before_its_first_transcript_takes_nothing_for_gone(
 ) -> None:
     # Listing a folder of 300,000 transcripts can take the hook's whole deadline: what
     # was kept stays, and the next scan that goes on starts where this one began.
-    from clarity.sessions import _Reading
+    from clarity.transcripts.sessions import _Reading
 
     projects = isolated_home / ".claude" / "projects"
     chatter(projects, 30)

@@ -7,15 +7,14 @@ action: the rules decide, a person reviews.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from clarity.model import Advice, AgentUsage, Summary
-from clarity.summary import extract_summary
+from clarity.plans.summary import extract_summary
 
 if TYPE_CHECKING:
-    from clarity.config import AgentSettings
+    pass
 
 VERDICTS = ("finished", "abandoned", "live")
 
@@ -42,19 +41,6 @@ class Advisor(Protocol):
     def summarize(self, plan: PlanText) -> Summary: ...
 
     def review(self, plan: PlanText) -> Advice | None: ...
-
-
-def make_advisor(settings: AgentSettings, env: Mapping[str, str]) -> Advisor:
-    """The advisor a run uses: Claude when asked for and a key is set, else the fallback."""
-    usage = AgentUsage(model=settings.model, budget=settings.budget)
-    if not settings.enabled:
-        return ExtractiveAdvisor(usage)
-    if not env.get("ANTHROPIC_API_KEY", "").strip():
-        usage.note("no ANTHROPIC_API_KEY set: carrying on without the agent")
-        return ExtractiveAdvisor(usage)
-    from clarity.agent.claude import ClaudeAdvisor  # the SDK comes with it, only now
-
-    return ClaudeAdvisor(settings, usage=usage)
 
 
 class ExtractiveAdvisor:

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from clarity.agent.advisor import Advisor, PlanText
-from clarity.model import Advice, PlanClass, ScanReport
-from clarity.reader import NotARegularFile, read_head_and_tail, read_opening
-from clarity.summary import extract_summary
-
-if TYPE_CHECKING:
-    from clarity.executor.mover import Summarizer
+from clarity.model import Advice, PlanClass, ScanReport, Summarizer
+from clarity.plans.reader import NotARegularFile, read_head_and_tail, read_opening
+from clarity.plans.summary import extract_summary
 
 # Read past the size cap so that a secret straddling it is redacted whole
 # before the text is cut, and so the prompt can say the plan was cut.

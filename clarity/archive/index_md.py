@@ -5,9 +5,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from clarity.printable import one_paragraph, printable, printable_lines
-from clarity.render.layout import display_name, format_size, project_text
-from clarity.render.markdown_report import code
+from clarity.printable import (
+    code,
+    display_name,
+    format_size,
+    one_paragraph,
+    printable,
+    printable_lines,
+    project_text,
+)
 
 
 def _when(record: dict[str, Any]) -> datetime:

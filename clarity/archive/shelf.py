@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from clarity.archive import NotOurs, archived_path, read_index_lines
+from clarity.archive.layout import NotOurs, archived_path, read_index_lines
 from clarity.errors import ClarityError
 
 TEXT_BYTES = 256 * 1024  # of each plan a query reads, at most
@@ -112,7 +112,7 @@ def _newest_first(plan: ArchivedPlan) -> tuple[float, str]:
 
 
 def _text_has(archive_dir: Path, relative: str, query: str) -> bool:
-    from clarity.reader import NotARegularFile, read_opening
+    from clarity.plans.reader import NotARegularFile, read_opening
 
     try:
         return query in read_opening(archived_path(archive_dir, relative), TEXT_BYTES).casefold()

@@ -10,16 +10,16 @@ It must be quick and must never fail a session:
 - Every session start stats the plans directory and the settings files that
   choose it, and, when none changed since the last scan today (and that scan
   is at most MEMO_SECONDS old), says what that scan found. This module imports
-  nothing but the standard library and clarity.output: no typer, no rich, no
+  nothing but the standard library and clarity.render.output: no typer, no rich, no
   classifier.
-- Otherwise it scans (clarity.hook_scan, with the facts cache, so unchanged
+- Otherwise it scans (clarity.claude_code.hook_scan, with the facts cache, so unchanged
   plans are not read again), remembers the result, and says it. That takes
   longer; past DEADLINE_SECONDS it gives up quietly, keeping what it read of the
   transcripts so that the next session start goes on from there.
 - Anything that goes wrong ends the hook with exit 0 and nothing said.
 """
 
-# ruff: noqa: PTH109, PTH111, PTH112, PTH116, PTH117, PTH118, PTH120
+# ruff: noqa: PTH109, PTH111, PTH112, PTH117, PTH118
 # (os.path, not pathlib: importing pathlib alone costs this hook a fifth of its time)
 
 from __future__ import annotations
@@ -30,23 +30,21 @@ import math
 import os
 import sys
 import time
-import zlib
 from collections.abc import Mapping
 from typing import Any, TextIO
+
+from clarity.claude_code.hook_watch import HORIZON_DAYS, listing, stamp
 
 MEMO_FILE = "session-start.json"
 MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the same day only
 MEMO_ENTRIES = 32  # projects remembered
 DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
-HORIZON_DAYS = 7.0  # plans Claude Code deletes sooner than this are at risk
 DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
 GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever it is doing
 MAX_INPUT = 1 << 16
 INPUT_SECONDS = 1.0  # Claude Code writes the event and closes stdin at once
 MAX_MEMO = 1 << 20  # bytes: MEMO_ENTRIES entries take a few KiB
 _ENV = ("CLARITY_", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME")
-
-Stamp = list[int] | None
 
 
 def hook_input(stream: TextIO, wait: float = INPUT_SECONDS) -> dict[str, Any]:
@@ -107,50 +105,6 @@ def state_dir(env: Mapping[str, str]) -> str:
 def memo_key(cwd: str, env: Mapping[str, str]) -> str:
     """A project and the environment that chooses its settings."""
     return json.dumps([cwd, sorted((k, v) for k, v in env.items() if k.startswith(_ENV))])
-
-
-def stamp(path: str) -> Stamp:
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
-
-
-def listing(plans_dir: str) -> Stamp:
-    """The plans' names and stamps, in two numbers: what any change to a plan changes."""
-    try:
-        with os.scandir(plans_dir) as entries:
-            found = []
-            for entry in entries:
-                if entry.name.startswith(".") or not entry.name.endswith(".md"):
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                found.append(
-                    f"{entry.name}\0{info.st_size}\0{info.st_mtime_ns}"
-                    f"\0{info.st_ino}\0{info.st_ctime_ns}"
-                )
-    except (OSError, ValueError):
-        return None
-    found.sort()
-    return [len(found), zlib.crc32("\n".join(found).encode("utf-8", "surrogateescape"))]
-
-
-def watched(cwd: str, claude_dir: str, config_file: str) -> list[str]:
-    """Files whose change can change the plans dir or the cleanup age: clarity's config,
-    Claude Code's user settings, and every project settings file above cwd."""
-    paths = [config_file, os.path.join(claude_dir, "settings.json")]
-    folder = cwd
-    while True:
-        for name in ("settings.local.json", "settings.json"):
-            paths.append(os.path.join(folder, ".claude", name))
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return paths
-        folder = parent
 
 
 def line(done: int, deadlines: list[float], now: float) -> str | None:
@@ -306,7 +260,7 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     except (KeyError, TypeError, ValueError):
         pass  # an entry of another version: scan again
     if not fresh:
-        from clarity.hook_scan import summarize
+        from clarity.claude_code.hook_scan import summarize
 
         _bound(deadline(env))  # the scan's own time: the imports above take a steady 0.1 s
 
@@ -346,7 +300,7 @@ def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:
     said = finding(hook_input(stdin), env, now)
     if said is None:
         return
-    from clarity.output import say
+    from clarity.render.output import say
 
     document: dict[str, Any] = {"systemMessage": said}
     if "Claude Code will delete" in said:  # something is due: Claude should know it too

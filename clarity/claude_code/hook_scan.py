@@ -1,4 +1,4 @@
-"""What the SessionStart hook says, worked out by a scan (clarity.hook calls it on a miss).
+"""What the SessionStart hook says, worked out by a scan (the hook calls it on a miss).
 
 The scan is `clarity scan`'s own, with the settings the CLI would resolve in
 the session's folder and the facts cache of that plans directory, so a plan
@@ -12,11 +12,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from clarity.claude_code.hook_watch import HORIZON_DAYS, listing, stamp, watched
 from clarity.config import load_settings
-from clarity.facts_cache import FactsCache
-from clarity.hook import HORIZON_DAYS, listing, stamp, watched
+from clarity.judge.scan import scan
 from clarity.model import PlanClass, ScanReport, Verdict
-from clarity.scan import scan
+from clarity.plans.facts_cache import FactsCache
 from clarity.state import DirState
 
 

@@ -143,7 +143,7 @@ def build_server(settings: Settings) -> MCPServer:
 
 def _get_plan(settings: Settings, name: str) -> dict[str, Any]:
     from clarity.fsio import read_regular
-    from clarity.reader import is_plan_name
+    from clarity.plans.reader import is_plan_name
 
     text = name.strip()
     if not text or "\0" in text:
@@ -159,7 +159,7 @@ def _get_plan(settings: Settings, name: str) -> dict[str, Any]:
             raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
         else:
             return _plan_document("live", wanted, path, data, None)
-    from clarity.shelf import find_archived, read_archived
+    from clarity.archive.shelf import find_archived, read_archived
 
     try:
         found = find_archived(settings.archive_dir, text)
@@ -192,7 +192,7 @@ def _list_plans(
     limit: int,
 ) -> dict[str, Any]:
     from clarity.render.json_report import scan_document
-    from clarity.scanning import run_scan
+    from clarity.workflows.scanning import run_scan
 
     if plan_class is not None and plan_class not in _CLASSES:
         raise ValueError(f"plan_class must be one of {', '.join(_CLASSES)}")

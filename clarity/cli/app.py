@@ -87,7 +87,7 @@ def help_when_bare(ctx: typer.Context) -> None:
     `docker` and `pip` answer it), not a mistake to report on stderr.
     """
     if ctx.invoked_subcommand is None and not ctx.resilient_parsing:
-        from clarity.output import say_text
+        from clarity.render.output import say_text
 
         say_text(ctx.get_help())
         raise typer.Exit(0)
@@ -97,7 +97,7 @@ def _version(wanted: bool) -> None:
     if wanted:
         from importlib.metadata import PackageNotFoundError, version
 
-        from clarity.output import say
+        from clarity.render.output import say
 
         try:
             number = version("clarity-plans")

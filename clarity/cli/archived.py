@@ -19,8 +19,8 @@ from clarity.cli.options import (
     note,
     settings_from,
 )
-from clarity.output import say
-from clarity.terminal import Format, asking, choose_format, print_run_report
+from clarity.render.output import say
+from clarity.render.terminal import Format, asking, choose_format, print_run_report
 
 if TYPE_CHECKING:
     from clarity.config import Settings
@@ -45,20 +45,20 @@ def archived(
     """List the archive's plans, newest first by quarter (or those matching QUERY). Read-only."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
+    from clarity.archive.shelf import list_archived
     from clarity.render import shelf_report
     from clarity.search import archived_text_matches
-    from clarity.shelf import list_archived
 
     shelf = list_archived(settings.archive_dir, query, archived_text_matches(settings))
     if chosen_format is Format.JSON:
-        from clarity.output import send_json
+        from clarity.render.output import send_json
 
         send_json(shelf_report.shelf_document(shelf))
         return
     for line in shelf.notes:
         note(line)
     if chosen_format is Format.MARKDOWN:
-        from clarity.output import say_text
+        from clarity.render.output import say_text
 
         say_text(shelf_report.shelf_markdown(shelf))
         return
@@ -89,12 +89,12 @@ def show(
 ) -> None:
     """Print an archived plan: rendered in a terminal, its exact bytes when piped. Read-only."""
     settings = settings_from(locals())
-    from clarity.shelf import find_archived, read_archived
+    from clarity.archive.shelf import find_archived, read_archived
 
     found = find_archived(settings.archive_dir, name)
     data = read_archived(found)
     if json_output:
-        from clarity.output import send_json
+        from clarity.render.output import send_json
         from clarity.render.shelf_report import show_document
 
         send_json(show_document(found, data))
@@ -107,7 +107,7 @@ def show(
             again = _hint(settings, "restore", found.plan.relative)
             say([f"{found.plan.relative}: put it back with {again}"], err=True)
     else:
-        from clarity.output import send_bytes
+        from clarity.render.output import send_bytes
 
         send_bytes(data)
 
@@ -127,7 +127,7 @@ def restore(
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
     from clarity.render.shelf_report import restore_preview_lines
-    from clarity.restoring import run_restore
+    from clarity.workflows.restoring import run_restore
 
     preview = functools.partial(
         restore_preview_lines, plans_dir=settings.plans_dir, days=settings.thresholds.dormant_days

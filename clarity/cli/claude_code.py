@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from clarity.cli.app import app
-from clarity.output import say
+from clarity.render.output import say
 
 if TYPE_CHECKING:
-    from clarity.slash_command import Installed
+    from clarity.claude_code.slash_command import Installed
 
 ProjectOption = Annotated[
     bool,
@@ -54,8 +54,8 @@ _HOOK_SAID = {
 
 
 def _base(project: bool) -> Path:
+    from clarity.claude_code.slash_command import claude_base, project_root
     from clarity.locations import claude_config_dir
-    from clarity.slash_command import claude_base, project_root
 
     claude_dir = claude_config_dir(os.environ)
     return claude_base(claude_dir, project_root(Path.cwd(), claude_dir) if project else None)
@@ -92,9 +92,9 @@ def install_command(
     project: ProjectOption = False, force: ForceOption = False, hook: HookOption = False
 ) -> None:
     """Install the /clarity skill for Claude Code (--hook: and a SessionStart hook)."""
-    from clarity.executable import shell_command
-    from clarity.hook_settings import add_hook, check_settings, hook_command
-    from clarity.slash_command import install_skill
+    from clarity.claude_code.executable import shell_command
+    from clarity.claude_code.hook_settings import add_hook, check_settings, hook_command
+    from clarity.claude_code.slash_command import install_skill
 
     base = _base(project)
     settings_file = _settings_file(base, project)
@@ -114,8 +114,8 @@ def uninstall_command(
     project: ProjectOption = False, force: ForceOption = False, hook: HookOption = False
 ) -> None:
     """Remove the /clarity skill and clarity's hook (never a skill you edited, unless --force)."""
-    from clarity.hook_settings import check_settings, remove_hook
-    from clarity.slash_command import uninstall_skill
+    from clarity.claude_code.hook_settings import check_settings, remove_hook
+    from clarity.claude_code.slash_command import uninstall_skill
 
     base = _base(project)
     settings_file = _settings_file(base, project)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from clarity.output import say
 from clarity.printable import printable
-from clarity.terminal import Format
+from clarity.render.output import say
+from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
     from clarity.config import Settings

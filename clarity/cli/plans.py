@@ -29,8 +29,8 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
-from clarity.output import say, terminal_width
-from clarity.terminal import (
+from clarity.render.output import say, terminal_width
+from clarity.render.terminal import (
     Format,
     ProgressBar,
     asking,
@@ -97,11 +97,11 @@ def scan(
             "run clarity scan --output PATH yourself (without --print-only) to save one"
         )
     settings = settings_from(locals())
-    from clarity.clock import parse_now
+    from clarity.cli.clock import parse_now
 
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
-    from clarity.scanning import run_scan
+    from clarity.workflows.scanning import run_scan
 
     where = None if project is None else given_path(project, "--project").absolute()
     try:
@@ -180,9 +180,9 @@ def demo(
     output_format: FormatOption = None,
 ) -> None:
     """Lay out the shipped sample plans, with their ages, and scan them."""
-    from clarity.clock import parse_now
-    from clarity.demo import run_demo
+    from clarity.cli.clock import parse_now
     from clarity.hints import clarity_command
+    from clarity.workflows.demo import run_demo
 
     chosen_format = choose_format(json_output, output_format)
     where = None if directory is None else given_path(directory, "--dir")
@@ -259,9 +259,9 @@ def apply(
                 "--dormant-days": dormant_days,
             },
         )
-    from clarity.clock import parse_now
+    from clarity.cli.clock import parse_now
     from clarity.render.run_report import preview_lines
-    from clarity.runs import run_apply
+    from clarity.workflows.runs import run_apply
 
     bar = ProgressBar(chosen_format is not Format.JSON)
     confirm = asking(yes, "apply", chosen_format, preview_lines, bar=bar)
@@ -294,7 +294,7 @@ def undo(
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
     from clarity.render.run_report import undo_preview_lines
-    from clarity.runs import run_undo
+    from clarity.workflows.runs import run_undo
 
     confirm = asking(yes, "undo", chosen_format, undo_preview_lines)
     report = run_undo(settings, confirm=confirm)
@@ -321,9 +321,9 @@ def archive(
     """Archive the plans you name, with their sub-plans: any plan but one a live session uses."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
-    from clarity.clock import parse_now
+    from clarity.cli.clock import parse_now
     from clarity.render.run_report import preview_lines
-    from clarity.runs import run_archive
+    from clarity.workflows.runs import run_archive
 
     confirm = asking(yes, "archive", chosen_format, preview_lines)
     report = run_archive(

@@ -21,7 +21,7 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
-from clarity.terminal import Format, choose_format
+from clarity.render.terminal import Format, choose_format
 
 
 class ClassChoice(StrEnum):
@@ -82,11 +82,11 @@ def search(
     from clarity.render import search_report
 
     if chosen_format is Format.JSON:
-        from clarity.output import send_json
+        from clarity.render.output import send_json
 
         send_json(search_report.hits_document(found))
     elif chosen_format is Format.MARKDOWN:
-        from clarity.output import say_text
+        from clarity.render.output import say_text
 
         say_text(search_report.hits_markdown(found))
     else:
@@ -102,7 +102,7 @@ def mcp_server(plans_dir: PlansDirOption = None, archive_dir: ArchiveDirOption =
     """Answer Claude over MCP on stdio: search_plans, get_plan, list_plans. Read-only."""
     settings = settings_from(locals())
     try:
-        from clarity.mcp_server import serve
+        from clarity.claude_code.mcp_server import serve
     except ImportError:
         raise ClarityError(
             "clarity mcp needs the MCP SDK, which is an extra: "

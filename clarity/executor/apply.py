@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from clarity.executor.journal import Journal, RunLog
-from clarity.executor.mover import GroupMover, Summarizer, extractive_summary
+from clarity.executor.mover import GroupMover, extractive_summary
 from clarity.executor.records import GroupRecord, RunKind
 from clarity.executor.results import RunReport
+from clarity.judge.proposal import Proposal, ProposedFile, ProposedGroup
+from clarity.model import Summarizer
 from clarity.progress import Tick
-from clarity.proposal import Proposal, ProposedFile, ProposedGroup
 from clarity.state import DirState
 
 

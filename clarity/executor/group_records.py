@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity import validate
-from clarity.archive import check_record, read_index_lines, record_key
+from clarity.archive.layout import check_record, read_index_lines, record_key
 
 Key = tuple[str, str]  # (run, path): an index record's identity
 Record = dict[str, Any]

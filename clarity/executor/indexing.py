@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity import validate
-from clarity.archive import (
+from clarity.archive.layout import (
     INDEX_JSONL,
     INDEX_MD,
     IndexLine,
@@ -186,7 +186,7 @@ def _keep_for_later(
 
 
 def _render(state: DirState, archive_dir: Path, lines: list[IndexLine]) -> IndexReport:
-    from clarity.render.archive_index import index_markdown
+    from clarity.archive.index_md import index_markdown
 
     records = [line.record for line in lines if line.record is not None]
     damaged = [line for line in lines if line.record is None]

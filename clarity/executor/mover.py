@@ -14,12 +14,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.archive import ArchivedFile, free_name, index_record, quarter, quarter_folder
+from clarity.archive.layout import ArchivedFile, free_name, index_record, quarter, quarter_folder
 from clarity.executor.indexing import update_index
 from clarity.executor.journal import Batch, Journal
 from clarity.executor.moves import error_text, move_file
@@ -27,12 +27,12 @@ from clarity.executor.records import Ending, GroupRecord, Intent, Move, Outcome,
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
 from clarity.fsio import hash_file
-from clarity.model import STAMP_PROVES_UNCHANGED, Action, FileStamp
+from clarity.judge.proposal import ProposedFile, ProposedGroup
+from clarity.model import STAMP_PROVES_UNCHANGED, Action, FileStamp, Summarizer
+from clarity.plans.reader import NotARegularFile, read_opening
+from clarity.plans.summary import extract_summary
 from clarity.progress import Tick
-from clarity.proposal import ProposedFile, ProposedGroup
-from clarity.reader import NotARegularFile, read_opening
 from clarity.state import DirState
-from clarity.summary import extract_summary
 
 
 def changed_reason(path: Path, expected: ProposedFile) -> str | None:
@@ -58,9 +58,6 @@ def changed_reason(path: Path, expected: ProposedFile) -> str | None:
         return None if hash_file(path) == expected.sha256 else changed
     except OSError as error:
         return f"cannot read it: {error.strerror or error}"
-
-
-Summarizer = Callable[[Path, str], tuple[str, str]]  # (archived file, name) -> (text, source)
 
 
 def extractive_summary(path: Path, name: str) -> tuple[str, str]:

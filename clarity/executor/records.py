@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from clarity import validate
-from clarity.archive import check_record
+from clarity.archive.layout import check_record
+from clarity.judge.proposal import ProposedFile
 from clarity.model import Action
-from clarity.proposal import ProposedFile
 from clarity.validate import choice, count, optional_count, optional_path, optional_text, path, text
 
 

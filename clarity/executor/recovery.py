@@ -19,7 +19,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from clarity.archive import read_index_lines, record_key, relative_path
+from clarity.archive.layout import read_index_lines, record_key, relative_path
 from clarity.executor.apply import group_from_record, settled_names
 from clarity.executor.journal import (
     MOVING_RUNS,

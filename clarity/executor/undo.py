@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clarity.archive import quarter_folder, relative_path
+from clarity.archive.layout import quarter_folder, relative_path
 from clarity.executor.group_records import regroup_all
 from clarity.executor.indexing import NOTHING, IndexReport, update_index
 from clarity.executor.journal import Batch, Journal, RunLog

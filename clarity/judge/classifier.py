@@ -13,10 +13,10 @@ from datetime import datetime, time, timedelta, tzinfo
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
-from clarity.markers import COMPLETED_STATUSES, Marker, first_marker
 from clarity.model import Basis, PlanClass, PlanFacts, SessionEvidence, Thresholds, Verdict
+from clarity.plans.markers import COMPLETED_STATUSES, Marker, first_marker
+from clarity.plans.subplans import root_parents
 from clarity.printable import printable
-from clarity.subplans import root_parents
 
 if TYPE_CHECKING:
     from clarity.model import Advice

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from clarity.errors import ClarityError
 from clarity.hints import clarity_command
+from clarity.judge.proposal import Proposal, proposal_of, proposed_group
 from clarity.locations import expand_home
 from clarity.model import Action, Basis, ScanReport, Verdict
-from clarity.proposal import Proposal, proposal_of, proposed_group
 
 
 def _plan_name(value: str, plans_dir: Path) -> str:

@@ -28,8 +28,8 @@ from clarity.model import (
     ScanReport,
     Verdict,
 )
+from clarity.plans.reader import Fingerprint, NotARegularFile, fingerprint
 from clarity.progress import Progress, Tick
-from clarity.reader import Fingerprint, NotARegularFile, fingerprint
 from clarity.state import DirState
 
 PROPOSAL_VERSION = 1

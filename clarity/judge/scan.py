@@ -7,19 +7,19 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
-from clarity.archive import check_layout
-from clarity.classifier import Evidence, Rules, classify
+from clarity.archive.layout import check_layout
 from clarity.config import Settings
 from clarity.errors import ClarityError
-from clarity.facts_cache import FactsCache
+from clarity.executor.history import restored_plans
 from clarity.hints import dir_options
+from clarity.judge.classifier import Evidence, Rules, classify
+from clarity.judge.proposal import Proposal, build_proposal
 from clarity.locations import expand_home
-from clarity.markers import compile_markers
 from clarity.model import NO_SESSIONS, PlanFacts, PlanSessions, ScanReport, Verdict
+from clarity.plans.facts_cache import FactsCache
+from clarity.plans.markers import compile_markers
+from clarity.plans.reader import NotARegularFile, fingerprint, read_plans_dir
 from clarity.progress import Progress
-from clarity.proposal import Proposal, build_proposal
-from clarity.reader import NotARegularFile, fingerprint, read_plans_dir
-from clarity.restored import restored_plans
 from clarity.state import DirState
 
 
@@ -104,7 +104,9 @@ def live_sessions(
     What they said before is kept in the plans dir's state folder: only what
     was appended since is read. go_on: start where a scan cut short stopped.
     """
-    from clarity.sessions import find_plan_sessions  # only a scan with plans pays for it
+    from clarity.transcripts.sessions import (
+        find_plan_sessions,  # only a scan with plans pays for it
+    )
 
     return find_plan_sessions(
         settings.claude_dir / "projects",

@@ -15,17 +15,6 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-DEFAULT_MARKERS: tuple[str, ...] = (
-    "COMPLETED",
-    "-- Complete",
-    "-- Completed",
-    "-- Done",
-    "No further planning",
-    "No code changes",
-    "No plan needed",
-    "finalized",
-)
-
 COMPLETED_STATUSES = frozenset({"completed", "complete", "done", "finalized"})
 
 # [^\W_] is "a letter or a digit" in any script: \w without the underscore.

@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.model import FileStamp, PlanFacts, Skipped, TextStatus
-from clarity.plantext import (
+from clarity.plans.plantext import (
     FrontmatterUnclosed,
     HeadFacts,
     is_stub,
     parse_head,
     parse_head_unclosed,
 )
-from clarity.plantext import last_nonblank_line as _last_line
+from clarity.plans.plantext import last_nonblank_line as _last_line
 from clarity.progress import Progress
 
 if TYPE_CHECKING:
-    from clarity.facts_cache import FactsCache
+    from clarity.plans.facts_cache import FactsCache
 
 HEAD_BYTES = 4096
 TAIL_BYTES = 4096
@@ -172,7 +172,7 @@ class _TextFacts(NamedTuple):
 
 
 def _whole_file_facts(data: bytes) -> _TextFacts:
-    from clarity.status import read_status  # here: its patterns cost a start with no plans
+    from clarity.plans.status import read_status  # here: its patterns cost a start with no plans
 
     text, clean = _decode(data)
     head = _head_facts(text)
@@ -197,7 +197,7 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
             # moves, and reading it again later costs more than hashing them all.
             sha256 = hashlib.sha256(data).hexdigest() if bytes_read == size else None
         else:
-            from clarity.status import read_status
+            from clarity.plans.status import read_status
 
             plan = _PlanFile(fd, size)
             head, tail, clean = plan.head_and_tail()

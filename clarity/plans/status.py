@@ -21,8 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from clarity.model import TextStatus
-from clarity.printable import printable
-from clarity.status_words import (
+from clarity.plans.status_words import (
     OPEN_WORDS,
     closed_value,
     part_done,
@@ -30,6 +29,7 @@ from clarity.status_words import (
     says_done,
     status_value,
 )
+from clarity.printable import printable
 
 # -- where a status is written -----------------------------------------------
 

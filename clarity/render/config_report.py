@@ -42,7 +42,7 @@ def _shown(value: Any) -> str:
 def print_config(settings: Settings, as_json: bool) -> None:
     document = config_document(settings)
     if as_json:
-        from clarity.output import send_json
+        from clarity.render.output import send_json
 
         send_json(document)
         return

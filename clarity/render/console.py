@@ -5,7 +5,7 @@ into text through Console.render_str; this console escapes the string first
 (clarity.printable) and never reads it as markup (`[bold]` in a file name) or
 emoji codes (`:warning:`). The renderers hand it strings, not Text built
 elsewhere, so nothing they show skips the escape. A write that fails is one
-error (clarity.output), and a reader that went away ends the run quietly.
+error (clarity.render.output), and a reader that went away ends the run quietly.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from rich.console import Console, HighlighterType, JustifyMethod, OverflowMethod
 from rich.style import Style
 from rich.text import Text
 
-from clarity.output import ReaderGone, cannot_write
 from clarity.printable import printable
+from clarity.render.output import ReaderGone, cannot_write
 
 
 class PlainConsole(Console):

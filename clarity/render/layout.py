@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from clarity.classifier import follows_parent_reason
 from clarity.hints import clarity_command
+from clarity.judge.classifier import follows_parent_reason
 from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
-from clarity.printable import printable
+from clarity.printable import display_name
 
 if TYPE_CHECKING:
     from clarity.model import Advice, AgentUsage
@@ -32,19 +31,6 @@ class Row:
     verdict: Verdict
     age_days: float
     nested: bool  # a sub-plan shown under its parent
-
-
-def display_name(name: str) -> str:
-    """A file name as text that any terminal can print (undecodable bytes shown as U+FFFD)."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def format_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def format_age(days: float) -> str:
@@ -115,16 +101,6 @@ def apply_command(report: ScanReport) -> str:
     """The command that carries out exactly this scan, on the same directories."""
     assert report.proposal is not None
     return clarity_command("apply", "--proposal", report.proposal, options=report.dir_options)
-
-
-def project_text(project: str | None) -> str:
-    """A project's folder as a person reads it: under their home as ~."""
-    if project is None:
-        return ""
-    home = os.path.expanduser("~")  # noqa: PTH111 - a string in, a string out
-    if home not in ("~", "/") and (project == home or project.startswith(home + os.sep)):
-        project = "~" + project[len(home) :]
-    return printable(display_name(project))  # a transcript named it: no raw escapes
 
 
 def header_line(report: ScanReport) -> str:

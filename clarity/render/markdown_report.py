@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TypeVar
 
 from clarity.model import ScanReport
-from clarity.printable import printable, printable_lines
+from clarity.printable import (
+    code,
+    display_name,
+    format_size,
+    printable,
+    printable_lines,
+    project_text,
+)
 from clarity.render.folding import FOLD_OVER, WARNINGS_SHOWN, all_command, fold_line, visible_rows
 from clarity.render.layout import (
     advice_text,
@@ -16,25 +22,14 @@ from clarity.render.layout import (
     days_at_risk,
     decided_by_line,
     decision_lines,
-    display_name,
     format_age,
-    format_size,
     header_line,
-    project_text,
     proposal_line,
     reason_text,
     sections,
     summary_line,
     warning_lines,
 )
-
-
-def code(text: str) -> str:
-    """An inline code span that holds any text, backticks included."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def cell(text: str) -> str:

@@ -10,7 +10,7 @@ import shlex
 import shutil
 import subprocess
 
-from clarity.output import send_drawn
+from clarity.render.output import send_drawn
 
 
 def page(text: str) -> None:

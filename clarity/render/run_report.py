@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from clarity.executor.records import RunKind
 from clarity.executor.results import RunReport, Status
 from clarity.hints import clarity_command
-from clarity.printable import printable_lines
+from clarity.printable import display_name, printable_lines
 from clarity.render.json_report import SCHEMA_VERSION, agent_document
-from clarity.render.layout import agent_lines, display_name
+from clarity.render.layout import agent_lines
 
 if TYPE_CHECKING:
     from clarity.executor.undo import UndoPlan
-    from clarity.runs import ApplyPreview
+    from clarity.workflows.runs import ApplyPreview
 
 DONE_LINES = 100  # a long run lists this many moves, then counts the rest
 _VERBS = {"archive": "archived", "trash": "trashed", "restore": "restored"}

@@ -9,10 +9,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from clarity.printable import printable, printable_lines
+from clarity.printable import code, display_name, printable, printable_lines, project_text
 from clarity.render.json_report import SCHEMA_VERSION
-from clarity.render.layout import display_name, project_text
-from clarity.render.markdown_report import code
 
 if TYPE_CHECKING:
     from rich.text import Text

@@ -1,7 +1,7 @@
 """The archive for people and scripts: `clarity archived`, `show` and `restore`'s question.
 
 Every name, title and summary here came from a plan, so each is shown
-escaped (the writers of clarity/output.py escape each line; the console of
+escaped (the writers of clarity/render/output.py escape each line; the console of
 render/console.py each string); JSON keeps them exact.
 """
 
@@ -12,15 +12,20 @@ from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clarity.printable import one_paragraph, printable, printable_lines
+from clarity.printable import (
+    code,
+    display_name,
+    format_size,
+    one_paragraph,
+    printable,
+    printable_lines,
+)
 from clarity.render.json_report import SCHEMA_VERSION
-from clarity.render.layout import display_name, format_size
-from clarity.render.markdown_report import code
 
 if TYPE_CHECKING:
+    from clarity.archive.shelf import ArchivedPlan, Found, Shelf
     from clarity.executor.restore import RestoreGroup
     from clarity.render.console import PlainConsole
-    from clarity.shelf import ArchivedPlan, Found, Shelf
 
 SUMMARY_CHARS = 110  # of a summary in a listing's line
 

@@ -18,7 +18,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment, Segments
 
 from clarity.model import PlanClass, ScanReport
-from clarity.printable import printable
+from clarity.printable import display_name, format_size, printable, project_text
 from clarity.render.fit import fit, wrap
 from clarity.render.folding import FOLD_OVER, WARNINGS_SHOWN, all_command, fold_line, visible_rows
 from clarity.render.layout import (
@@ -30,11 +30,8 @@ from clarity.render.layout import (
     days_at_risk,
     decided_by_line,
     decision_lines,
-    display_name,
     format_age,
-    format_size,
     header_line,
-    project_text,
     proposal_line,
     reason_text,
     sections,

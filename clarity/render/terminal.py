@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from clarity import output
 from clarity.errors import EXIT_ACTION_FAILED, ClarityError
 from clarity.printable import printable
 from clarity.progress import Tick
+from clarity.render import output
 
 T = TypeVar("T")
 

@@ -59,7 +59,7 @@ def run_search(
     words = terms(query)
     if not words.indexed and not words.short:
         raise ClarityError("an empty query was given; search for a word, e.g. clarity search cache")
-    from clarity.scan import check_plans_dir
+    from clarity.judge.scan import check_plans_dir
 
     check_plans_dir(settings)  # a mistyped folder is said, not searched and found empty
     state = DirState.for_plans_dir(settings.plans_dir)

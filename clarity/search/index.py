@@ -31,9 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.archive import INDEX_JSONL, archived_path, read_index_lines
-from clarity.plantext import find_h1, split_frontmatter
-from clarity.reader import NotARegularFile, is_plan_name, read_opening
+from clarity.archive.layout import INDEX_JSONL, archived_path, read_index_lines
+from clarity.plans.plantext import find_h1, split_frontmatter
+from clarity.plans.reader import NotARegularFile, is_plan_name, read_opening
 from clarity.search import INDEX_NAME
 from clarity.search.query import LIKE_ESCAPE, Terms
 from clarity.state import DirState

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from clarity.config import Settings, load_settings
 from clarity.errors import ClarityError
+from clarity.judge.scan import scan
 from clarity.model import ScanReport
-from clarity.scan import scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ def sample_dir() -> Path:
     packaged = Path(str(files("clarity"))) / "_sample"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+    return Path(str(files("clarity"))).resolve().parent / "fixtures" / "sample"
 
 
 def sample_plans(sample: Path | None = None) -> list[SamplePlan]:

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from clarity.archive import archived_path
+from clarity.archive.layout import archived_path
+from clarity.archive.shelf import Found, find_archived
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.records import RunKind
@@ -25,10 +26,9 @@ from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
 from clarity.executor.results import RunReport
 from clarity.fsio import hash_file
 from clarity.hints import clarity_command, dir_options
-from clarity.runs import nothing_done, settle_before_run
-from clarity.scan import check_plans_dir
-from clarity.shelf import Found, find_archived
+from clarity.judge.scan import check_plans_dir
 from clarity.state import DirState
+from clarity.workflows.runs import nothing_done, settle_before_run
 
 ConfirmRestore = Callable[[RestoreGroup], bool]
 

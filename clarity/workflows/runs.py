@@ -14,30 +14,28 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from clarity.archive import check_archive_dir
-from clarity.classifier import (
+from clarity.archive.layout import check_archive_dir
+from clarity.config import Settings
+from clarity.errors import ClarityError
+from clarity.executor.apply import apply_groups, settled_names
+from clarity.executor.history import restored_plans
+from clarity.executor.indexing import flush_pending
+from clarity.executor.journal import RunLog, Runs, load_runs
+from clarity.executor.mover import extractive_summary
+from clarity.executor.records import RunKind
+from clarity.executor.recovery import recover
+from clarity.executor.results import RunReport
+from clarity.executor.undo import UndoPlan, plan_undo, undo
+from clarity.hints import clarity_command, dir_options
+from clarity.judge.classifier import (
     CURRENT_REASON,
     in_use_reason,
     restored_lately,
     restored_reason,
 )
-from clarity.config import Settings
-from clarity.errors import ClarityError
-from clarity.executor.apply import apply_groups, settled_names
-from clarity.executor.indexing import flush_pending
-from clarity.executor.journal import RunLog, Runs, load_runs
-from clarity.executor.mover import Summarizer, extractive_summary
-from clarity.executor.records import RunKind
-from clarity.executor.recovery import recover
-from clarity.executor.results import RunReport
-from clarity.executor.undo import UndoPlan, plan_undo, undo
-from clarity.handpick import archive_proposal
-from clarity.hints import clarity_command, dir_options
-from clarity.model import Action
-from clarity.progress import Progress
-from clarity.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
-from clarity.restored import restored_plans
-from clarity.scan import (
+from clarity.judge.handpick import archive_proposal
+from clarity.judge.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
+from clarity.judge.scan import (
     check_not_a_project,
     check_plans_dir,
     current_plan_names,
@@ -45,6 +43,8 @@ from clarity.scan import (
     scan,
     scan_and_propose,
 )
+from clarity.model import Action, Summarizer
+from clarity.progress import Progress
 from clarity.state import DirState
 
 if TYPE_CHECKING:
@@ -261,7 +261,7 @@ def _advisor(settings: Settings) -> Advisor | None:
     """The agent, when it is on (the SDK itself is imported only when a request is made)."""
     if not settings.agent.enabled:
         return None
-    from clarity.agent.advisor import make_advisor
+    from clarity.agent.factory import make_advisor
 
     return make_advisor(settings.agent, os.environ)
 

@@ -39,18 +39,18 @@ def run_scan(
     """Scan, and record the proposal for apply: what the person reviews is what apply
     carries out. record=False: a report nobody reviews (the schedule's) keeps the
     reviewed one."""
-    from clarity.proposal import save_proposal
-    from clarity.scan import scan_and_propose
+    from clarity.judge.proposal import save_proposal
+    from clarity.judge.scan import scan_and_propose
 
     state = DirState.for_plans_dir(settings.plans_dir)
     if settings.plans_dir.is_dir() and state.running_run() is not None:
-        from clarity.runs import settle_interrupted  # the executor, only when needed
+        from clarity.workflows.runs import settle_interrupted  # the executor, only when needed
 
         for line in settle_interrupted(state):
             note(line)
     review = None
     if settings.agent.enabled:
-        from clarity.agent.advisor import make_advisor
+        from clarity.agent.factory import make_advisor
         from clarity.agent.review import dormant_reviewer
 
         advisor = make_advisor(settings.agent, os.environ)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 from clarity.errors import ClarityError
 
 if TYPE_CHECKING:  # kept light: the CLI imports this module at every start
+    from clarity.claude_code.schedule.job import Job
     from clarity.managed import Outcome
-    from clarity.schedule.job import Job
 
 WEEKDAY, HOUR, MINUTE = 1, 10, 0  # Mondays at 10:00 local time (cron's weekday numbering)
 
@@ -48,9 +48,9 @@ class Scheduler(Protocol):
 
 
 def scheduler(name: SchedulerName) -> Scheduler:
-    from clarity.schedule.cron import Cron
-    from clarity.schedule.launchd import Launchd
-    from clarity.schedule.systemd import Systemd, user_manager_running
+    from clarity.claude_code.schedule.cron import Cron
+    from clarity.claude_code.schedule.launchd import Launchd
+    from clarity.claude_code.schedule.systemd import Systemd, user_manager_running
 
     if name is SchedulerName.CRON:
         return Cron()
@@ -62,7 +62,7 @@ def scheduler(name: SchedulerName) -> Scheduler:
         return Launchd()
     if user_manager_running():
         return Systemd()
-    from clarity.schedule.cron import CRONTAB
+    from clarity.claude_code.schedule.cron import CRONTAB
 
     if CRONTAB.installed():
         return Cron()
@@ -73,8 +73,8 @@ def scheduler(name: SchedulerName) -> Scheduler:
 
 
 def every_scheduler() -> list[Scheduler]:
-    from clarity.schedule.cron import Cron
-    from clarity.schedule.launchd import Launchd
-    from clarity.schedule.systemd import Systemd
+    from clarity.claude_code.schedule.cron import Cron
+    from clarity.claude_code.schedule.launchd import Launchd
+    from clarity.claude_code.schedule.systemd import Systemd
 
     return [Cron(), Systemd(), Launchd()]

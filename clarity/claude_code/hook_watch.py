@@ -1,0 +1,61 @@
+"""What the SessionStart hook watches to know that nothing changed since its last scan: the
+plans' listing and the settings files that choose the plans dir (standard library only).
+
+The hook (hook.py) compares them with its memo; the scan behind it (hook_scan.py)
+records them beside what it found.
+"""
+
+# ruff: noqa: PTH116, PTH118, PTH120
+# (os.path, not pathlib: importing pathlib alone costs the hook a fifth of its time)
+
+from __future__ import annotations
+
+import os
+import zlib
+
+HORIZON_DAYS = 7.0  # plans Claude Code deletes sooner than this are at risk
+Stamp = list[int] | None
+
+
+def stamp(path: str) -> Stamp:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
+
+
+def listing(plans_dir: str) -> Stamp:
+    """The plans' names and stamps, in two numbers: what any change to a plan changes."""
+    try:
+        with os.scandir(plans_dir) as entries:
+            found = []
+            for entry in entries:
+                if entry.name.startswith(".") or not entry.name.endswith(".md"):
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found.append(
+                    f"{entry.name}\0{info.st_size}\0{info.st_mtime_ns}"
+                    f"\0{info.st_ino}\0{info.st_ctime_ns}"
+                )
+    except (OSError, ValueError):
+        return None
+    found.sort()
+    return [len(found), zlib.crc32("\n".join(found).encode("utf-8", "surrogateescape"))]
+
+
+def watched(cwd: str, claude_dir: str, config_file: str) -> list[str]:
+    """Files whose change can change the plans dir or the cleanup age: clarity's config,
+    Claude Code's user settings, and every project settings file above cwd."""
+    paths = [config_file, os.path.join(claude_dir, "settings.json")]
+    folder = cwd
+    while True:
+        for name in ("settings.local.json", "settings.json"):
+            paths.append(os.path.join(folder, ".claude", name))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return paths
+        folder = parent
