@@ -327,7 +327,9 @@ def test_a_plan_moved_back_by_hand_and_archived_again_is_listed_once(cli, plans_
 
 def test_a_restore_past_claude_codes_cleanup_age_says_it_will_be_deleted(cli, isolated_home):
     plans_dir = isolated_home / ".claude" / "plans"  # the folder Claude Code's cleanup empties
-    make_files(plans_dir, {"old.md": Plan("# Old work COMPLETED\n\n" + "x" * 3000, 45)})
+    # 45 days before the real now (restore judges the age as of now, not as of NOW)
+    old = {"old.md": Plan("# Old work COMPLETED\n\n" + "x" * 3000, 45)}
+    make_files(plans_dir, old, now=datetime.now(UTC))
     archive = ("archive", "--yes", "old", "--plans-dir", str(plans_dir))
     assert cli(*archive).exit_code == 0
 
