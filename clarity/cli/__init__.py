@@ -1,4 +1,5 @@
-"""The command line: parse, call the core, render. No rules live here.
+"""The command line: parse, call the core, render. No rules live here. It may import every
+wing; none imports it.
 
 Commands are grouped by what they are about: `plans` (scan, apply, undo,
 archive, config, demo), `archived` (archived, show, restore), `claude_code`

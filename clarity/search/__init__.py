@@ -1,4 +1,5 @@
-"""`clarity search`: every plan clarity knows, live or archived, found by its words.
+"""`clarity search`: every plan clarity knows, live or archived, found by its words. Imports
+judge (a scan's classes), archive, plans and the shared pieces.
 
 The index (index.py) is SQLite FTS5 in the plans dir's state folder; what a
 person typed becomes a query there (query.py). A search first brings the

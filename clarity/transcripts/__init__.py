@@ -1,4 +1,5 @@
-"""What Claude Code's session transcripts say about the plans of one plans directory.
+"""What Claude Code's session transcripts say about the plans of one plans directory (the
+facts sessions.py hands the scan). Imports only the shared pieces.
 
 Claude Code keeps one JSON-lines transcript per session under
 `<claude config dir>/projects/<project>/<session id>.jsonl` (a sub-agent's

@@ -1,4 +1,5 @@
 """`clarity schedule`: a weekly run through cron, a systemd user timer or launchd (SPEC 9).
+Imports the shared pieces and claude_code/executable.py (how other programs run clarity).
 
 Each scheduler writes something a person can read and `remove` takes out
 again: a marked crontab block, two named units, or one named plist.
