@@ -1,90 +1,21 @@
-"""Shared test helpers: dict-tree fixtures on a real filesystem, and the CLI in-process."""
+"""The fixtures every test gets: a home, config, state and trash of its own, the CLI in-process,
+a plans dir. What tests build their worlds from is in tests/builders/."""
 
 from __future__ import annotations
 
-import ctypes
 import importlib
-import json
 import os
-import subprocess
 import sys
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from clarity.cli import main
+from tests.builders.processes import Result
 
-NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
-NOW_ISO = NOW.isoformat()
-DAY = 86400.0
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A file to lay out: its content and how many days before NOW it was modified."""
-
-    content: str | bytes = ""
-    age_days: float = 0.0
-
-
-Tree = Mapping[str, "str | bytes | Plan | Tree"]
-
-
-def make_files(root: Path, tree: Tree, now: datetime = NOW) -> Path:
-    """Lay out a dict tree under root: dicts are folders, strings/bytes/Plans are files."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name, spec in tree.items():
-        path = root / name
-        if isinstance(spec, Mapping):
-            make_files(path, spec, now)
-            continue
-        plan = spec if isinstance(spec, Plan) else Plan(spec)
-        data = plan.content.encode() if isinstance(plan.content, str) else plan.content
-        path.write_bytes(data)
-        mtime = now.timestamp() - plan.age_days * DAY
-        os.utime(path, (mtime, mtime))
-    return root
-
-
-def read_files(root: Path) -> dict[str, bytes]:
-    """Every file under root, by path relative to root."""
-    return {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and not path.is_symlink()
-    }
-
-
-def snapshot(root: Path) -> dict[str, tuple[bytes | str, int]]:
-    """Names, bytes (or link targets) and mtimes of everything under root."""
-    state: dict[str, tuple[bytes | str, int]] = {}
-    for path in sorted(root.rglob("*")):
-        info = path.lstat()
-        if path.is_symlink():
-            state[str(path.relative_to(root))] = (str(path.readlink()), info.st_mtime_ns)
-        elif path.is_file():
-            state[str(path.relative_to(root))] = (path.read_bytes(), info.st_mtime_ns)
-        else:
-            state[str(path.relative_to(root))] = ("<dir>", info.st_mtime_ns)
-    return state
-
-
-@dataclass(frozen=True)
-class Result:
-    exit_code: int
-    stdout: str
-    stderr: str
-
-    def json(self) -> Any:
-        return json.loads(self.stdout)
-
-
-REAL_HOME = os.environ.get("HOME", "")  # as the test run found it: never written to
+# Fixtures that live in their own modules, made visible to every test.
+from tests.builders.standins import real_crontab_kept, standins  # noqa: F401
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -133,32 +64,6 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
-def trash_files(home: Path) -> Path:
-    """The freedesktop home trash's files/ folder for the isolated home."""
-    return home / ".local" / "share" / "Trash" / "files"
-
-
-def contents(*roots: Path) -> Counter[bytes]:
-    """How many copies of each file's bytes lie anywhere under the roots."""
-    found: Counter[bytes] = Counter()
-    for root in roots:
-        for path in root.rglob("*"):
-            if path.is_file() and not path.is_symlink():
-                found[path.read_bytes()] += 1
-    return found
-
-
-def without_root_file_access() -> None:
-    """In a child before exec: drop the capabilities that let root read or write any file."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
-
-
-AS_ROOT = sys.platform == "linux" and os.geteuid() == 0
-
-
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]):
     """Run clarity in-process, as the console script does, and capture what it prints."""
@@ -171,70 +76,8 @@ def cli(capsys: pytest.CaptureFixture[str]):
     return run
 
 
-def drain(controller: int) -> bytes:
-    """Everything a process drew on a pseudo-terminal, until it closed it; then closed."""
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # EIO: the process closed the terminal
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    os.close(controller)
-    return drawn
-
-
-RenameHook = Callable[[Path, Path], None]
-
-
-def before_each_rename(monkeypatch: pytest.MonkeyPatch, hook: RenameHook) -> None:
-    """Call hook(src, dst) before every rename a move makes: clarity's own no-replace
-    rename, and os.rename (send2trash's, on the platforms it still serves)."""
-    from clarity import fsio
-
-    real_rename, real_noreplace = os.rename, fsio.rename_noreplace
-
-    def rename(src, dst, *args, **kwargs):  # os.rename, as it is called
-        hook(Path(os.fsdecode(src)), Path(os.fsdecode(dst)))  # bytes from send2trash
-        return real_rename(src, dst, *args, **kwargs)
-
-    def rename_noreplace(src: Path, dst: Path) -> None:
-        hook(Path(src), Path(dst))
-        real_noreplace(src, dst)
-
-    monkeypatch.setattr(os, "rename", rename)
-    monkeypatch.setattr(fsio, "rename_noreplace", rename_noreplace)
-
-
-def run_process(
-    *args: str,
-    env: Mapping[str, str] | None = None,
-    cwd: Path | None = None,
-    unprivileged: bool = False,
-) -> Result:
-    """Run `python -m clarity` as a separate process: what a user's shell does.
-    unprivileged: as a user whom permissions refuse, even when the tests run as root."""
-    completed = subprocess.run(
-        [sys.executable, "-m", "clarity", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-        timeout=120,
-        check=False,
-        preexec_fn=without_root_file_access if unprivileged and AS_ROOT else None,
-    )
-    return Result(completed.returncode, completed.stdout, completed.stderr)
-
-
 @pytest.fixture
 def plans_dir(tmp_path: Path) -> Iterator[Path]:
     directory = tmp_path / "plans"
     directory.mkdir()
     yield directory
-
-
-# Fixtures that live in their own modules, made visible to every test.
-from tests.standins import real_crontab_kept, standins  # noqa: E402, F401 (fixtures, after helpers they use)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.corpus import NOW, make_corpus
 from bench.transcripts import make_transcripts
-from tests.conftest import read_files
+from tests.builders.files import read_files
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from clarity import fsio
-from tests.conftest import NOW_ISO, Plan, make_files, run_process
+from tests.builders.files import NOW_ISO, Plan, make_files
+from tests.builders.processes import run_process
 
 
 @pytest.fixture(params=["native", "link-unlink"])

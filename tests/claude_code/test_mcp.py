@@ -1,0 +1,138 @@
+"""`clarity mcp`: Claude asks clarity over the Model Context Protocol. Driven by the
+official SDK's own client over stdio, as Claude Code would: three read-only tools, bad
+arguments answered as tool errors (the server goes on), and no plan ever moved."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders.files import NOW_ISO, Plan, make_files, snapshot
+
+mcp = pytest.importorskip("mcp")
+from mcp.client.stdio import StdioServerParameters  # noqa: E402 - after the skip
+
+BODY = "\n\n## Context\n\nWhy.\n\n## Steps\n\n1. One.\n"
+PLANS = {
+    "cache-layer.md": Plan("# Cache layer COMPLETED" + BODY + "A read-through cache.\n", 20),
+    "ledger-export.md": Plan("# Ledger export to CSV" + BODY, 3),
+    "old-idea.md": Plan("# An old idea about the cache" + BODY + "x" * 3000, 25),
+}
+
+
+def _server(plans_dir: Path) -> StdioServerParameters:
+    keep = ("HOME", "XDG_", "CLAUDE_", "PYTHON", "PATH", "TZ")
+    env = {key: value for key, value in os.environ.items() if key.startswith(keep)}
+    args = ["-m", "clarity", "mcp", "--plans-dir", str(plans_dir)]
+    return StdioServerParameters(command=sys.executable, args=args, env=env)
+
+
+def ask(plans_dir: Path, *calls: tuple[str, dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """The server's tools, and its answer to each call, in one session."""
+
+    async def session() -> tuple[list[Any], list[Any]]:
+        async with mcp.Client(_server(plans_dir)) as client:
+            tools = (await client.list_tools()).tools
+            answers = [await client.call_tool(name, arguments) for name, arguments in calls]
+            return tools, answers
+
+    return asyncio.run(session())
+
+
+def data(answer: Any) -> dict[str, Any]:
+    assert not answer.is_error, answer.content
+    if answer.structured_content is not None:
+        return dict(answer.structured_content)
+    return dict(json.loads(answer.content[0].text))
+
+
+@pytest.fixture
+def shelved(cli, plans_dir: Path) -> Path:
+    make_files(plans_dir, PLANS)
+    applied = cli("apply", "--rescan", "--yes", "--now", NOW_ISO, "--plans-dir", str(plans_dir))
+    assert applied.exit_code == 0, applied.stderr
+    return plans_dir
+
+
+def test_claude_finds_and_reads_plans_and_nothing_moves(shelved: Path) -> None:
+    archive = shelved.parent / "plans-archive"
+    before = snapshot(shelved), snapshot(archive)
+
+    tools, (found, archived, live, listed) = ask(
+        shelved,
+        ("search_plans", {"query": "cache"}),
+        ("get_plan", {"name": "cache-layer"}),
+        ("get_plan", {"name": "ledger-export.md"}),
+        ("list_plans", {"plan_class": "dormant"}),
+    )
+
+    assert {tool.name for tool in tools} == {"search_plans", "get_plan", "list_plans"}
+    assert all(tool.annotations.read_only_hint for tool in tools)
+    hits = data(found)["hits"]
+    assert {hit["name"] for hit in hits} == {"cache-layer.md", "old-idea.md"}
+    assert {hit["where"] for hit in hits} == {"archive", "live"}
+    shelf = data(archived)
+    assert shelf["where"] == "archive" and shelf["text"].startswith("# Cache layer COMPLETED")
+    assert shelf["record"]["name"] == "cache-layer.md"
+    here = data(live)
+    assert (here["where"], here["path"]) == ("live", str(shelved / "ledger-export.md"))
+    dormant = data(listed)["plans"]
+    assert [plan["name"] for plan in dormant] == ["old-idea.md"]
+    assert dormant[0]["reason"].startswith("untouched for")
+    assert (snapshot(shelved), snapshot(archive)) == before  # read-only, every tool
+
+
+BAD: list[tuple[str, dict[str, Any], str]] = [
+    ("search_plans", {"query": "cache", "where": "nowhere"}, "where must be all"),
+    ("search_plans", {"query": "   "}, "an empty query"),
+    ("search_plans", {"query": "cache", "limit": 0}, "limit must be between"),
+    ("get_plan", {"name": "no-such-plan"}, "no live plan no-such-plan.md"),
+    ("get_plan", {"name": "../../etc/passwd"}, "no live plan"),
+    ("list_plans", {"plan_class": "finished"}, "plan_class must be one of"),
+    ("list_plans", {"since": "last week"}, "is not a date"),
+    ("search_plans", {"limit": 5}, ""),  # no query at all: the SDK's own error
+    ("no_such_tool", {}, ""),
+]
+
+
+def test_a_bad_argument_is_a_tool_error_and_the_server_goes_on(shelved: Path) -> None:
+    good: tuple[str, dict[str, Any]] = ("search_plans", {"query": "ledger"})
+    calls: list[tuple[str, dict[str, Any]]] = [
+        call for name, arguments, _ in BAD for call in ((name, arguments), good)
+    ]
+
+    _, answers = ask(shelved, *calls)
+
+    for (name, arguments, said), bad, after in zip(BAD, answers[::2], answers[1::2], strict=True):
+        assert bad.is_error, (name, arguments)
+        assert said in bad.content[0].text
+        assert [hit["name"] for hit in data(after)["hits"]] == ["ledger-export.md"]
+
+
+def test_without_the_sdk_it_says_which_extra_to_install(tmp_path: Path, plans_dir: Path) -> None:
+    # A machine without the extra: an `mcp` that cannot be imported comes first on the path.
+    (tmp_path / "mcp").mkdir()
+    (tmp_path / "mcp" / "__init__.py").write_text("raise ImportError('no mcp here')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "clarity", "mcp", "--plans-dir", str(plans_dir)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "clarity: error: clarity mcp needs the MCP SDK, which is an extra: "
+        "pip install 'clarity-plans[mcp]' (or uv tool install 'clarity-plans[mcp]')"
+    ]

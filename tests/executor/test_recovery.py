@@ -1,0 +1,168 @@
+"""kill -9 at the worst moments of a move, exactly; the next command settles it.
+
+A child process runs clarity with one system call wrapped so that, at the
+chosen moment, the process SIGKILLs itself: no cleanup runs, as with a real
+kill. Then an ordinary clarity command must finish or roll back the move.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clarity.executor.journal import BATCH_MOVES
+from tests.builders.corpus import leftovers, make_corpus
+from tests.builders.files import NOW_ISO, Plan, contents, make_files, trash_files
+from tests.builders.processes import child, killed, run_process
+
+PLANS = {
+    "done.md": Plan("# Done plan COMPLETED\n\nIt shipped.\n", 20),
+    "done-agent-a1.md": Plan("# its sub-plan\n", 20),
+    "stub.md": Plan("# stub\n", 10),
+}
+
+
+@pytest.fixture
+def scanned(plans_dir: Path) -> Path:
+    make_files(plans_dir, PLANS)
+    run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    return plans_dir
+
+
+def _settled(plans_dir: Path, home: Path, original) -> list[dict[str, Any]]:
+    archive = plans_dir.parent / "plans-archive"
+    assert contents(plans_dir, archive / "2026-Q4", trash_files(home)) == original
+    assert leftovers(plans_dir.parent, home / ".local") == []
+    return [json.loads(line) for line in (archive / "index.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/fd")
+@pytest.mark.parametrize(
+    "moment", ["after-announce", "cross-before-unlink", "cross-mid-copy", "after-rename"]
+)
+def test_a_killed_archive_move_is_settled_by_the_next_scan(
+    scanned: Path, isolated_home: Path, moment: str
+) -> None:
+    original = contents(scanned)
+    killed(moment, scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    if moment == "after-announce":  # its batch's intents were on disk, and nothing had moved
+        assert contents(scanned) == original
+
+    scan = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
+    assert re.search(
+        r"settled the apply of \d{4}-\d\d-\d\d \d\d:\d\d, which was interrupted", scan.stderr
+    )
+    assert ".jsonl" not in scan.stderr  # the run as people name it, not its journal file
+    finish = run_process("apply", "--plans-dir", str(scanned), "--yes")
+    assert finish.exit_code == 0, finish.stderr
+
+    records = _settled(scanned, isolated_home, original)
+    assert [record["name"] for record in records] == ["done.md"]
+    assert [sub["name"] for sub in records[0]["subplans"]] == ["done-agent-a1.md"]
+    assert sorted(path.name for path in scanned.iterdir()) == []
+
+
+def test_a_plan_killed_on_its_way_to_the_trash_is_found_there(
+    scanned: Path, isolated_home: Path
+) -> None:
+    original = contents(scanned)
+    killed("after-trash", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    assert (trash_files(isolated_home) / "stub.md").exists()
+
+    resumed = run_process("apply", "--plans-dir", str(scanned), "--yes", "--json")
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "1 move(s) finished" in resumed.json()["notes"][0]
+    _settled(scanned, isolated_home, original)
+
+    back = run_process("undo", "--plans-dir", str(scanned), "--yes")
+    assert back.exit_code == 0, back.stderr
+    assert (scanned / "stub.md").read_text() == "# stub\n"  # found again, and put back
+
+
+@pytest.mark.parametrize(("moment", "back"), [("after-restore", 1), ("after-announce", 0)])
+def test_a_killed_undo_is_settled_and_the_next_undo_finishes_it(
+    scanned: Path, isolated_home: Path, moment: str, back: int
+) -> None:
+    original = {path.name: path.read_bytes() for path in scanned.iterdir()}
+    assert run_process("apply", "--plans-dir", str(scanned), "--yes").exit_code == 0
+    killed(moment, scanned, "undo", "--plans-dir", str(scanned), "--yes")
+    assert len(list(scanned.iterdir())) == back
+
+    again = run_process("undo", "--plans-dir", str(scanned), "--yes", "--json")
+    assert again.exit_code == 0, again.stderr
+    assert re.match(
+        r"settled the undo of [-\d: ]+, which was interrupted", again.json()["notes"][0]
+    )
+    assert {path.name: path.read_bytes() for path in scanned.iterdir()} == original
+    index = scanned.parent / "plans-archive" / "index.jsonl"
+    assert index.read_text() == ""
+    nothing = run_process("undo", "--plans-dir", str(scanned), "--yes")
+    assert "nothing to undo" in nothing.stdout
+
+
+def test_a_torn_last_journal_line_is_ignored(scanned: Path, isolated_home: Path) -> None:
+    original = contents(scanned)
+    killed("after-rename", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    journal = next((isolated_home / ".local" / "state").glob("clarity/dirs/*/runs/*.jsonl"))
+    with journal.open("ab") as stream:
+        stream.write(b'{"op": "intent", "seq": 9, "kind": "arch')  # cut mid-write
+    assert run_process("apply", "--plans-dir", str(scanned), "--yes").exit_code == 0
+    _settled(scanned, isolated_home, original)
+
+
+def test_a_killed_hand_archive_is_finished_by_the_next_command_and_undone_whole(
+    plans_dir: Path, isolated_home: Path
+) -> None:
+    make_files(plans_dir, {**PLANS, "idle.md": Plan("# Idle plan\n\n" + "words " * 500, 30)})
+    original = contents(plans_dir)
+    killed(
+        "after-rename",
+        plans_dir,
+        "archive",
+        "done",
+        "--plans-dir",
+        str(plans_dir),
+        "--now",
+        NOW_ISO,
+        "--yes",
+    )
+
+    scan = run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+    assert re.search(r"settled the archive of [-\d: ]+, which was interrupted", scan.stderr)
+    records = _settled(plans_dir, isolated_home, original)
+    assert [record["name"] for record in records] == ["done.md"]
+    assert [sub["name"] for sub in records[0]["subplans"]] == ["done-agent-a1.md"]
+    assert sorted(path.name for path in plans_dir.iterdir()) == ["idle.md", "stub.md"]
+
+    undo = run_process("undo", "--plans-dir", str(plans_dir), "--yes")
+    assert undo.exit_code == 0, undo.stderr
+    assert sorted(p.name for p in plans_dir.iterdir()) == sorted(["idle.md", *PLANS])
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/fd")
+def test_every_move_is_announced_on_disk_before_it_starts(
+    plans_dir: Path, isolated_home: Path
+) -> None:
+    """Apply's moves out and undo's moves back, over several batches each."""
+    original = make_corpus(plans_dir, BATCH_MOVES * 2 + 30)
+    before = {path.name: path.read_bytes() for path in plans_dir.iterdir()}
+    assert run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
+    process = child(
+        "durable-before-move", plans_dir, "apply", "--plans-dir", str(plans_dir), "--yes"
+    )
+    assert process.returncode == 0, process.stderr
+    archive = plans_dir.parent / "plans-archive"
+    quarters = [folder for folder in archive.iterdir() if folder.is_dir()]
+    assert contents(plans_dir, *quarters, trash_files(isolated_home)) == original
+    assert len(list(plans_dir.iterdir())) < len(original) - BATCH_MOVES * 2  # several batches
+
+    process = child(
+        "durable-before-move", plans_dir, "undo", "--plans-dir", str(plans_dir), "--yes"
+    )
+    assert process.returncode == 0, process.stderr
+    assert {path.name: path.read_bytes() for path in plans_dir.iterdir()} == before

@@ -1,0 +1,199 @@
+"""`clarity search`: every plan, live or archived, found by its words, best first, from an
+index that is a cache (read again only where a plan changed, made anew when damaged)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clarity.search.index import SearchIndex
+from clarity.search.query import terms
+from clarity.state import DirState
+from tests.builders.files import NOW_ISO, Plan, make_files
+
+BODY = "\n\n## Context\n\nWhy we do it.\n\n## Steps\n\n1. One.\n2. Two.\n"
+PLANS = {
+    "cache-layer.md": Plan("# Cache layer COMPLETED" + BODY + "A read-through cache.\n", 20),
+    "cache-layer-agent-a1.md": Plan("# Research\n\nRedis or memcached for the cache.\n", 20),
+    "ledger-export.md": Plan("# Ledger export to CSV" + BODY + "Stream rows as CSV.\n", 3),
+    "search-ui.md": Plan("# Search UI" + BODY + "The ui shows a cache hit rate.\n", 2),
+    "見直し計画.md": Plan("# 検索の見直し" + BODY + "全文検索の索引を作る。\n", 4),
+}
+
+
+def search(cli, plans_dir: Path, *args: str) -> dict[str, Any]:
+    result = cli("search", *args, "--plans-dir", str(plans_dir), "--json")
+    assert result.exit_code == 0, result.stderr
+    document: dict[str, Any] = result.json()
+    return document
+
+
+def names(document: dict[str, Any]) -> list[str]:
+    return [hit["name"] for hit in document["hits"]]
+
+
+@pytest.fixture
+def shelved(cli, plans_dir: Path) -> Path:
+    """The plans, the completed one archived (with its sub-plan), then scanned."""
+    make_files(plans_dir, PLANS)
+    applied = cli("apply", "--rescan", "--yes", "--now", NOW_ISO, "--plans-dir", str(plans_dir))
+    assert applied.exit_code == 0, applied.stderr
+    return plans_dir
+
+
+def test_it_finds_live_and_archived_plans_best_first(cli, shelved: Path) -> None:
+    found = search(cli, shelved, "cache")
+
+    assert names(found)[0] == "cache-layer.md"  # in its name and title: ranked first
+    assert set(names(found)) == {"cache-layer.md", "search-ui.md"}
+    archived, live = found["hits"]
+    assert (archived["where"], archived["quarter"], archived["class"]) == (
+        "archive",
+        archived["path"].split("/")[-2],
+        "archived",
+    )
+    assert archived["path"].startswith(str(shelved.parent / "plans-archive"))
+    assert live["where"] == "live" and live["path"] == str(shelved / "search-ui.md")
+    for hit in found["hits"]:  # the offsets mark the word in the snippet
+        assert all(hit["snippet"][a:b].casefold() == "cache" for a, b in hit["matches"])
+    assert found["indexed"] == {"live": 3, "archived": 1}
+
+
+def test_a_scan_tells_the_index_each_live_plans_class(cli, shelved: Path) -> None:
+    before = search(cli, shelved, "ledger")["hits"][0]
+    assert before["class"] is None  # indexed after the last scan: no class known yet
+
+    cli("scan", "--plans-dir", str(shelved), "--now", NOW_ISO)
+
+    after = search(cli, shelved, "ledger")["hits"][0]
+    assert (after["class"], after["reason"]) == (
+        "active",
+        "in progress: 3.0 days old, dormant after 14",
+    )
+
+
+def test_every_word_must_be_there_and_short_words_and_cjk_are_found(cli, shelved: Path) -> None:
+    assert names(search(cli, shelved, "ledger", "csv")) == ["ledger-export.md"]
+    assert names(search(cli, shelved, "ledger", "redis")) == []
+    assert names(search(cli, shelved, "ui")) == ["search-ui.md"]  # a whole word
+    assert set(names(search(cli, shelved, "cach"))) == {"cache-layer.md", "search-ui.md"}
+    assert names(search(cli, shelved, "索引")) == ["見直し計画.md"]  # inside a run of CJK
+    assert names(search(cli, shelved, "検索")) == ["見直し計画.md"]  # two characters
+    assert names(search(cli, shelved, "全文検索")) == ["見直し計画.md"]
+    assert names(search(cli, shelved, "MEMCACHED")) == ["cache-layer.md"]  # its sub-plan's
+
+
+@pytest.mark.parametrize(
+    "query", ['"', "cache*", "NEAR(a b)", "a AND", "100%", "_", "x'y", "^cache", "col:cache"]
+)
+def test_no_query_is_a_syntax_error(cli, shelved: Path, query: str) -> None:
+    result = cli("search", query, "--plans-dir", str(shelved), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert isinstance(result.json()["hits"], list)
+
+
+def test_filters(cli, shelved: Path) -> None:
+    assert names(search(cli, shelved, "cache", "--class", "archived")) == ["cache-layer.md"]
+    assert names(search(cli, shelved, "steps", "--limit", "1")) != []
+    assert len(search(cli, shelved, "steps", "--limit", "1")["hits"]) == 1
+    recent = search(cli, shelved, "steps", "--since", "2026-11-16")
+    assert set(names(recent)) == {"ledger-export.md", "search-ui.md", "見直し計画.md"}
+    bad = cli("search", "x", "--since", "last week", "--plans-dir", str(shelved))
+    assert bad.exit_code == 2 and "--since 'last week' is not a date" in bad.stderr
+
+
+def test_only_what_changed_is_read_again(plans_dir: Path, isolated_home: Path) -> None:
+    make_files(plans_dir, PLANS)
+    state = DirState.for_plans_dir(plans_dir)
+    archive = plans_dir.parent / "plans-archive"
+    with SearchIndex.open(state) as index:
+        assert index.refresh(plans_dir, archive) == len(PLANS)
+        assert index.refresh(plans_dir, archive) == 0
+        make_files(plans_dir, {"ledger-export.md": Plan("# Ledger export, now to XLSX\n", 1)})
+        (plans_dir / "search-ui.md").unlink()
+        assert index.refresh(plans_dir, archive) == 1
+        found = index.search(terms("ledger"), plans_dir, archive)
+        assert [hit.title for hit in found] == ["Ledger export, now to XLSX"]
+        assert index.search(terms("search ui"), plans_dir, archive) == []
+
+
+@pytest.mark.parametrize(
+    "damage", [b"not a database at all", b"", b"SQLite format 3\x00" + b"x" * 500]
+)
+def test_a_damaged_index_is_made_anew(cli, shelved: Path, damage: bytes) -> None:
+    search(cli, shelved, "cache")
+    index = DirState.for_plans_dir(shelved).root / "search.sqlite"
+    for extra in ("-wal", "-shm"):
+        Path(f"{index}{extra}").unlink(missing_ok=True)
+    index.write_bytes(damage)
+
+    assert set(names(search(cli, shelved, "cache"))) == {"cache-layer.md", "search-ui.md"}
+
+
+def test_the_terminal_shows_where_each_plan_lives(cli, shelved: Path) -> None:
+    result = cli("search", "cache", "--plans-dir", str(shelved))
+
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("2 plans match 'cache' (3 live and 1 archived plans indexed)")
+    assert "cache-layer.md  archive 2026-Q4 · archived" in result.stdout
+    markdown = cli("search", "cache", "--plans-dir", str(shelved), "--format", "markdown")
+    assert "**cache**" in markdown.stdout.casefold()
+    nothing = cli("search", "zebra", "--plans-dir", str(shelved))
+    assert nothing.exit_code == 0 and "nothing matches" in nothing.stderr
+
+
+def test_the_index_is_in_the_state_folder_only(cli, shelved: Path) -> None:
+    before = sorted(p.name for p in shelved.parent.rglob("*"))
+    search(cli, shelved, "cache")
+    assert sorted(p.name for p in shelved.parent.rglob("*")) == before
+    assert json.loads(json.dumps(search(cli, shelved, "cache")))  # JSON all the way
+
+
+def test_a_name_that_is_not_utf8_is_found_and_given_back_exactly(cli, plans_dir: Path) -> None:
+    plans_dir.mkdir(parents=True, exist_ok=True)
+    odd = plans_dir / os.fsdecode(b"caf\xe9-cache.md")  # Latin-1 bytes in the name
+    odd.write_bytes(b"# Cache plan \xff\n\nA read-through cache.\n")
+    search(cli, plans_dir, "cache")  # the index first: the scan then records its class
+    cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
+
+    [hit] = search(cli, plans_dir, "cache")["hits"]
+
+    assert hit["path"] == str(odd)  # the exact bytes, through JSON's surrogate escapes
+    assert hit["name"] == "caf\ufffd-cache.md" and hit["class"] == "active"
+
+
+def test_a_plans_dir_that_is_not_there_is_said_not_searched(cli, tmp_path: Path) -> None:
+    result = cli("search", "cache", "--plans-dir", str(tmp_path / "typo"))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"clarity: error: plans directory {tmp_path / 'typo'} does not exist (from option "
+        "--plans-dir); point --plans-dir or CLARITY_PLANS_DIR at your plans"
+    ]
+
+
+def test_searches_at_once_each_find_everything(plans_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    make_files(
+        plans_dir,
+        {f"plan-{n:04d}.md": Plan(f"# Plan {n} about the cache\n", 5) for n in range(1500)},
+    )
+    command = [sys.executable, "-m", "clarity", "search", "cache", "--json", "--limit", "2000"]
+    running = [
+        subprocess.Popen(
+            [*command, "--plans-dir", str(plans_dir)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(3)
+    ]
+    said = [process.communicate(timeout=120) for process in running]
+
+    assert [process.returncode for process in running] == [0, 0, 0], said
+    for out, _ in said:
+        assert len(json.loads(out)["hits"]) == 1500
