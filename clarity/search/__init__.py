@@ -54,7 +54,8 @@ def run_search(
 
     from filelock import Timeout
 
-    from clarity.search.index import ARCHIVE, LIVE, SearchIndex
+    from clarity.search.documents import ARCHIVE, LIVE
+    from clarity.search.index import SearchIndex
     from clarity.search.query import terms
 
     words = terms(query)
@@ -135,7 +136,8 @@ def remember_scan(state: DirState, report: ScanReport) -> None:
 
     from filelock import Timeout
 
-    from clarity.search.index import SearchIndex, Verdict, stamp_of
+    from clarity.search.documents import stamp_of
+    from clarity.search.index import SearchIndex, Verdict
 
     verdicts = [
         Verdict(

@@ -18,12 +18,14 @@ unicode61 words, ranked by BM25 with a name and title counting most; words
 of a script written without spaces are found with LIKE (query.py). Not the
 trigram tokenizer: on the benchmark's 20,000 plans it built 6x slower and
 took 2.4x the space (342 against 142 MB for 10,000 heads of 8 KiB).
+
+What a row holds is read from disk by documents.py; this module keeps the rows and
+asks them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -31,19 +33,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.archive.layout import INDEX_JSONL, archived_path, read_index_lines
-from clarity.plans.plantext import find_h1, split_frontmatter
-from clarity.plans.reader import NotARegularFile, is_plan_name, read_opening
+from clarity.archive.layout import INDEX_JSONL, read_index_lines
 from clarity.search import INDEX_NAME
+from clarity.search.documents import (
+    ARCHIVE,
+    LIVE,
+    Known,
+    archived_documents,
+    live_documents,
+    shown,
+    stamp_of,
+    stored,
+    text_or_none,
+    unstored,
+)
 from clarity.search.query import LIKE_ESCAPE, Terms
 from clarity.state import DirState
 
 SCHEMA = 3
-TEXT_BYTES = 8 * 1024  # of each plan (and each sub-plan) the index reads: its head
-LIVE, ARCHIVE = "live", "archive"
 HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
 _WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
-TITLE_BYTES = 4096
 WAIT_SECONDS = 60.0  # while another clarity brings the index up to date (a build: seconds)
 SNIPPET_TOKENS = 16  # words around the match: about a line
 
@@ -95,10 +104,6 @@ class Verdict(NamedTuple):
     plan_class: str
     reason: str
     project: str | None
-
-
-def stamp_of(size: int, mtime_ns: int, inode: int) -> str:
-    return f"{size}:{mtime_ns}:{inode}"
 
 
 class SearchIndex:
@@ -157,7 +162,7 @@ class SearchIndex:
             read += self._refresh_archive(archive_dir)
         return read
 
-    def _known(self, place: str) -> dict[str, tuple[int, str]]:
+    def _known(self, place: str) -> Known:
         rows = self.db.execute("SELECT key, id, stamp FROM docs WHERE place = ?", (place,))
         return {key: (row_id, stamp) for key, row_id, stamp in rows}
 
@@ -184,34 +189,8 @@ class SearchIndex:
         known = self._known(LIVE)
         seen: set[str] = set()
         read = 0
-        for entry in _plan_entries(plans_dir):
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
-            key = stored(entry.name)
-            seen.add(key)
-            row_id, was = known.get(key, (None, ""))
-            if was == stamp:
-                continue
-            try:
-                text = read_opening(Path(entry.path), TEXT_BYTES)
-            except (OSError, NotARegularFile):
-                continue  # gone, or not a regular file now: not a plan to find
-            fields = {
-                "place": LIVE,
-                "key": key,
-                "name": shown(entry.name),
-                "stamp": stamp,
-                "title": _title(text),
-                "project": None,
-                "plan_class": None,  # not scanned since it changed
-                "reason": None,
-                "mtime": info.st_mtime,
-                "quarter": None,
-            }
-            self._put(row_id, fields, text)
+        for row_id, fields, body in live_documents(plans_dir, known, seen):
+            self._put(row_id, fields, body)
             read += 1
         self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
         return read
@@ -239,31 +218,7 @@ class SearchIndex:
             return 0  # not clarity's index, or unreadable: the archive is left as indexed
         seen: set[str] = set()
         read = 0
-        for line in lines:
-            record = line.record
-            if record is None:
-                continue
-            key, stamp = stored(str(record["path"])), str(record["sha256"])
-            seen.add(key)
-            row_id, was = known.get(key, (None, ""))
-            if was == stamp:
-                continue
-            paths = [str(record["path"])]
-            paths += [str(sub.get("path")) for sub in record.get("subplans") or []]
-            body = "\n\n".join(_archived_text(archive_dir, path) for path in paths)
-            folder, slash, _ = shown(str(record["path"])).partition("/")
-            fields = {
-                "place": ARCHIVE,
-                "key": key,
-                "name": shown(str(record["name"])),
-                "stamp": stamp,
-                "title": _text(record.get("title")),
-                "project": _text(record.get("project")),
-                "plan_class": "archived",
-                "reason": _text(record.get("summary")),
-                "mtime": _moment(record.get("mtime")),
-                "quarter": folder if slash else None,
-            }
+        for row_id, fields, body in archived_documents(archive_dir, lines, known, seen):
             self._put(row_id, fields, body)
             read += 1
         self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
@@ -377,37 +332,11 @@ class SearchIndex:
         return hits
 
 
-_BYTES = "\0bytes:"  # a name that is not UTF-8, kept as the hex of its bytes (NUL: no name has it)
-
-
-def stored(name: str) -> str:
-    """A file name as SQLite can keep it (UTF-8 text) and give back exactly: one with bytes
-    that are not UTF-8 (surrogate escapes) as the hex of its bytes."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return _BYTES + os.fsencode(name).hex()
-    return name
-
-
-def unstored(key: str) -> str:
-    return os.fsdecode(bytes.fromhex(key[len(_BYTES) :])) if key.startswith(_BYTES) else key
-
-
-def shown(name: str) -> str:
-    """A name as words to find and show: undecodable bytes as U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def _update_row(verdict: Verdict) -> tuple[str | None, ...]:
     """remember_classes' parameters for one verdict: the values, the row's key and stamp,
     and the values again (a row that has them already is left as it is)."""
-    values = (verdict.plan_class, shown(verdict.reason), _text(verdict.project))
+    values = (verdict.plan_class, shown(verdict.reason), text_or_none(verdict.project))
     return (*values, stored(verdict.name), verdict.stamp, *values)
-
-
-def _text(value: object) -> str | None:
-    return None if value is None else shown(str(value))
 
 
 def _connect(path: Path, wait: float) -> sqlite3.Connection:
@@ -442,39 +371,6 @@ def remove_index(path: Path) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{path}{suffix}").unlink()
-
-
-def _plan_entries(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
-    try:
-        with os.scandir(plans_dir) as entries:
-            for entry in entries:
-                if is_plan_name(entry.name) and entry.is_file(follow_symlinks=False):
-                    yield entry
-    except OSError:
-        return
-
-
-def _title(text: str) -> str | None:
-    text = text[:TITLE_BYTES]  # the title is at the top: the rest need not be parsed
-    try:
-        _, body = split_frontmatter(text)
-    except Exception:  # noqa: BLE001 - an unclosed frontmatter: the title is in the text
-        body = text
-    return find_h1(body)
-
-
-def _archived_text(archive_dir: Path, relative: str) -> str:
-    try:
-        return read_opening(archived_path(archive_dir, relative), TEXT_BYTES)
-    except (OSError, NotARegularFile):
-        return ""  # gone or a link: its record's words are still found
-
-
-def _moment(value: object) -> float:
-    try:
-        return datetime.fromisoformat(str(value)).timestamp()
-    except ValueError:
-        return 0.0
 
 
 def _escaped(text: str) -> str:

@@ -1,0 +1,155 @@
+"""What the search index holds of each plan (SPEC 9.1), read from disk: a live plan by its
+stamp (size, mtime, inode), an archived one by its index.jsonl record's sha256, each as
+the row's fields and the head of its text; and file names as SQLite keeps them exactly.
+
+index.py keeps these rows up to date and asks them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from clarity.archive.layout import IndexLine, archived_path
+from clarity.plans.plantext import find_h1, split_frontmatter
+from clarity.plans.reader import NotARegularFile, is_plan_name, read_opening
+
+TEXT_BYTES = 8 * 1024  # of each plan (and each sub-plan) the index reads: its head
+TITLE_BYTES = 4096
+LIVE, ARCHIVE = "live", "archive"
+
+Known = Mapping[str, tuple[int, str]]  # a row's key -> (its id, the stamp it was read at)
+
+
+def stamp_of(size: int, mtime_ns: int, inode: int) -> str:
+    return f"{size}:{mtime_ns}:{inode}"
+
+
+def live_documents(
+    plans_dir: Path, known: Known, seen: set[str]
+) -> Iterator[tuple[int | None, dict[str, Any], str]]:
+    """Each live plan whose stamp is not the one its row has, read: (its row, if any;
+    the row's fields; the text indexed). Every plan found goes into `seen`."""
+    for entry in _plan_entries(plans_dir):
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
+        key = stored(entry.name)
+        seen.add(key)
+        row_id, was = known.get(key, (None, ""))
+        if was == stamp:
+            continue
+        try:
+            text = read_opening(Path(entry.path), TEXT_BYTES)
+        except (OSError, NotARegularFile):
+            continue  # gone, or not a regular file now: not a plan to find
+        fields = {
+            "place": LIVE,
+            "key": key,
+            "name": shown(entry.name),
+            "stamp": stamp,
+            "title": _title(text),
+            "project": None,
+            "plan_class": None,  # not scanned since it changed
+            "reason": None,
+            "mtime": info.st_mtime,
+            "quarter": None,
+        }
+        yield row_id, fields, text
+
+
+def archived_documents(
+    archive_dir: Path, lines: Iterable[IndexLine], known: Known, seen: set[str]
+) -> Iterator[tuple[int | None, dict[str, Any], str]]:
+    """Each archived plan (a record of index.jsonl) whose sha256 is not the one its row
+    has, read with its sub-plans. Every record found goes into `seen`."""
+    for line in lines:
+        record = line.record
+        if record is None:
+            continue
+        key, stamp = stored(str(record["path"])), str(record["sha256"])
+        seen.add(key)
+        row_id, was = known.get(key, (None, ""))
+        if was == stamp:
+            continue
+        paths = [str(record["path"])]
+        paths += [str(sub.get("path")) for sub in record.get("subplans") or []]
+        body = "\n\n".join(_archived_text(archive_dir, path) for path in paths)
+        folder, slash, _ = shown(str(record["path"])).partition("/")
+        fields = {
+            "place": ARCHIVE,
+            "key": key,
+            "name": shown(str(record["name"])),
+            "stamp": stamp,
+            "title": text_or_none(record.get("title")),
+            "project": text_or_none(record.get("project")),
+            "plan_class": "archived",
+            "reason": text_or_none(record.get("summary")),
+            "mtime": _moment(record.get("mtime")),
+            "quarter": folder if slash else None,
+        }
+        yield row_id, fields, body
+
+
+_BYTES = "\0bytes:"  # a name that is not UTF-8, kept as the hex of its bytes (NUL: no name has it)
+
+
+def stored(name: str) -> str:
+    """A file name as SQLite can keep it (UTF-8 text) and give back exactly: one with bytes
+    that are not UTF-8 (surrogate escapes) as the hex of its bytes."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return _BYTES + os.fsencode(name).hex()
+    return name
+
+
+def unstored(key: str) -> str:
+    return os.fsdecode(bytes.fromhex(key[len(_BYTES) :])) if key.startswith(_BYTES) else key
+
+
+def shown(name: str) -> str:
+    """A name as words to find and show: undecodable bytes as U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def text_or_none(value: object) -> str | None:
+    return None if value is None else shown(str(value))
+
+
+def _plan_entries(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(plans_dir) as entries:
+            for entry in entries:
+                if is_plan_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    yield entry
+    except OSError:
+        return
+
+
+def _title(text: str) -> str | None:
+    text = text[:TITLE_BYTES]  # the title is at the top: the rest need not be parsed
+    try:
+        _, body = split_frontmatter(text)
+    except Exception:  # noqa: BLE001 - an unclosed frontmatter: the title is in the text
+        body = text
+    return find_h1(body)
+
+
+def _archived_text(archive_dir: Path, relative: str) -> str:
+    try:
+        return read_opening(archived_path(archive_dir, relative), TEXT_BYTES)
+    except (OSError, NotARegularFile):
+        return ""  # gone or a link: its record's words are still found
+
+
+def _moment(value: object) -> float:
+    try:
+        return datetime.fromisoformat(str(value)).timestamp()
+    except ValueError:
+        return 0.0
