@@ -105,7 +105,7 @@ def run_process(
 
 
 @contextlib.contextmanager
-def isolated(home: Path) -> Iterator[None]:
+def isolated_state(home: Path) -> Iterator[None]:
     """This example's own state and trash (hypothesis reuses the test's fixtures)."""
     names = ("HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
     saved = {name: os.environ.get(name) for name in names}
@@ -129,7 +129,7 @@ def isolated(home: Path) -> Iterator[None]:
             importlib.reload(trash_module)
 
 
-def run(*args: str) -> tuple[int, dict[str, Any]]:
+def run_json(*args: str) -> tuple[int, dict[str, Any]]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = main([*args, "--json"])
@@ -221,7 +221,7 @@ sys.exit(main(sys.argv[3:]))
 """
 
 
-def child(moment: str, plans_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_until_killed(moment: str, plans_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", CHILD, moment, str(plans_dir), *args],
         capture_output=True,
@@ -232,7 +232,7 @@ def child(moment: str, plans_dir: Path, *args: str) -> subprocess.CompletedProce
 
 
 def killed(moment: str, plans_dir: Path, *args: str) -> None:
-    process = child(moment, plans_dir, *args)
+    process = run_until_killed(moment, plans_dir, *args)
     assert process.returncode == -9, process.stderr  # it really was killed at that moment
 
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.builders.files import NOW_ISO, Plan, contents, make_files, snapshot
-from tests.builders.processes import isolated, run
+from tests.builders.processes import isolated_state, run_json
 
 FRAGMENTS = [
     "# ", "Title", " COMPLETED", " -- Done", "\n", "\n\n", "No further planning",
@@ -73,18 +73,18 @@ def test_scan_apply_undo_conserve_every_byte(tree: dict[str, Plan], taken: set[i
         original = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in plans_dir.iterdir()}
         everything = contents(*places(root))
 
-        with isolated(root / "home"):
-            assert run("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)[0] == 0
-            code, applied = run("apply", "--plans-dir", str(plans_dir), "--yes")
+        with isolated_state(root / "home"):
+            assert run_json("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)[0] == 0
+            code, applied = run_json("apply", "--plans-dir", str(plans_dir), "--yes")
             assert code == 0, applied
             assert contents(*places(root)) == everything
 
             settled = files_of(root)
-            code, again = run("apply", "--plans-dir", str(plans_dir), "--yes")
+            code, again = run_json("apply", "--plans-dir", str(plans_dir), "--yes")
             assert (code, again["results"]) == (0, [])
             assert files_of(root) == settled
 
-            code, undone = run("undo", "--plans-dir", str(plans_dir), "--yes")
+            code, undone = run_json("undo", "--plans-dir", str(plans_dir), "--yes")
             assert code == 0, undone
             moved = sum(result["status"] == "done" for result in applied.get("results", []))
             event(f"moved {min(moved, 5)}+ files" if moved >= 5 else f"moved {moved} files")

@@ -18,7 +18,7 @@ import pytest
 from clarity.executor.journal import BATCH_MOVES
 from tests.builders.corpus import leftovers, make_corpus
 from tests.builders.files import NOW_ISO, Plan, contents, make_files, trash_files
-from tests.builders.processes import child, killed, run_process
+from tests.builders.processes import killed, run_process, run_until_killed
 
 PLANS = {
     "done.md": Plan("# Done plan COMPLETED\n\nIt shipped.\n", 20),
@@ -152,7 +152,7 @@ def test_every_move_is_announced_on_disk_before_it_starts(
     original = make_corpus(plans_dir, BATCH_MOVES * 2 + 30)
     before = {path.name: path.read_bytes() for path in plans_dir.iterdir()}
     assert run_process("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).exit_code == 0
-    process = child(
+    process = run_until_killed(
         "durable-before-move", plans_dir, "apply", "--plans-dir", str(plans_dir), "--yes"
     )
     assert process.returncode == 0, process.stderr
@@ -161,7 +161,7 @@ def test_every_move_is_announced_on_disk_before_it_starts(
     assert contents(plans_dir, *quarters, trash_files(isolated_home)) == original
     assert len(list(plans_dir.iterdir())) < len(original) - BATCH_MOVES * 2  # several batches
 
-    process = child(
+    process = run_until_killed(
         "durable-before-move", plans_dir, "undo", "--plans-dir", str(plans_dir), "--yes"
     )
     assert process.returncode == 0, process.stderr

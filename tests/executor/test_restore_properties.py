@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.builders.corpus import leftovers
 from tests.builders.files import NOW_ISO, Plan, contents, make_files
-from tests.builders.processes import isolated, run
+from tests.builders.processes import isolated_state, run_json
 
 PLANS = {
     "alpha.md": Plan("# Alpha\n\n" + "a" * 3000, 30),
@@ -59,16 +59,16 @@ def test_archive_restore_undo_lose_no_byte(steps: list[tuple[str, ...]]) -> None
         plans_dir = make_files(root / "plans", PLANS)
         original = contents(plans_dir)
         where = ("--plans-dir", str(plans_dir))
-        with isolated(root / "home"):
+        with isolated_state(root / "home"):
             for step in steps:
                 if step[0] == "archive":
-                    code, _ = run("archive", "--yes", step[1], *where, "--now", NOW_ISO)
+                    code, _ = run_json("archive", "--yes", step[1], *where, "--now", NOW_ISO)
                 elif step[0] == "restore":
-                    code, _ = run("restore", step[1], *where, "--yes")
+                    code, _ = run_json("restore", step[1], *where, "--yes")
                 elif step[0] == "apply":
-                    code, _ = run("apply", *where, "--rescan", "--yes", "--now", NOW_ISO)
+                    code, _ = run_json("apply", *where, "--rescan", "--yes", "--now", NOW_ISO)
                 else:
-                    code, _ = run("undo", *where, "--yes")
+                    code, _ = run_json("undo", *where, "--yes")
                 assert code in (0, 2), step  # done, or refused (nothing to restore, say)
                 event(f"{step[0]} {'refused' if code else 'ran'}")
                 _check(root, original)
