@@ -1,20 +1,17 @@
 """What an advisor is: summaries for the archive, verdicts on dormant plans (SPEC 8).
 
 Two implementations: Claude (`claude.py`, the SDK) and the extractive
-fallback here, which needs no network. Advice never changes a class or an
-action: the rules decide, a person reviews.
+fallback here, which needs no network; `factory.py` picks one. Advice never
+changes a class or an action: the rules decide, a person reviews.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from clarity.model import Advice, AgentUsage, Summary
 from clarity.plans.summary import extract_summary
-
-if TYPE_CHECKING:
-    pass
 
 VERDICTS = ("finished", "abandoned", "live")
 

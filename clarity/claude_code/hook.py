@@ -316,7 +316,3 @@ def main() -> int:
     with contextlib.suppress(BaseException):  # anything at all, even an interrupt
         run(sys.stdin, os.environ, sys.argv[1:])
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
