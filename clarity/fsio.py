@@ -51,16 +51,27 @@ def cut_to(text: str, most: int) -> str:
     return text
 
 
-def partial_path(dst: Path) -> Path:
-    """Where a cross-filesystem copy is built before it takes dst's name: hidden beside it,
-    and within NAME_MAX however long dst's name (a long one is cut and told apart by its
-    hash, the same every time, so that recovery finds it)."""
-    name = f".{dst.name}.clarity-partial"
+def _hidden_beside(path: Path, suffix: str) -> Path:
+    """`.<name><suffix>` beside path, within NAME_MAX however long the name (a long one is
+    cut and told apart by its hash, the same every time, so that recovery finds it)."""
+    name = f".{path.name}{suffix}"
     if len(os.fsencode(name)) <= NAME_MAX:
-        return dst.with_name(name)
-    tag = hashlib.sha256(os.fsencode(dst.name)).hexdigest()[:12]
-    cut = cut_to(dst.name, NAME_MAX - len(f"..{tag}.clarity-partial"))
-    return dst.with_name(f".{cut}.{tag}.clarity-partial")
+        return path.with_name(name)
+    tag = hashlib.sha256(os.fsencode(path.name)).hexdigest()[:12]
+    cut = cut_to(path.name, NAME_MAX - len(f"..{tag}{suffix}"))
+    return path.with_name(f".{cut}.{tag}{suffix}")
+
+
+def partial_path(dst: Path) -> Path:
+    """Where a cross-filesystem copy is built before it takes dst's name: hidden beside it."""
+    return _hidden_beside(dst, ".clarity-partial")
+
+
+def claim_path(src: Path) -> Path:
+    """Where a file waits, renamed in its own folder, while it is copied to another
+    filesystem: hidden beside it, so that a program that opens src by name from then on
+    makes a new file there instead of writing into the one being moved."""
+    return _hidden_beside(src, ".clarity-moving")
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.archive.layout import ArchivedFile, free_name, index_record, quarter, quarter_folder
+from clarity.executor.alone import InUse
 from clarity.executor.indexing import update_index
 from clarity.executor.journal import Batch, Journal
-from clarity.executor.moves import error_text, move_file
+from clarity.executor.moves import CHANGED, ChangedWhileMoving, error_text, move_file
 from clarity.executor.records import Ending, GroupRecord, Intent, Move, Outcome, Skip
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import send_to_trash
@@ -264,6 +265,9 @@ class GroupMover:
                     entry.file if entry else None,
                     entry.info if entry else None,
                 )
+        except (ChangedWhileMoving, InUse) as error:  # it stayed (or went back): said, not failed
+            self._withdraw(group, proposed, intent, error.strerror or CHANGED)
+            return False, None
         except OSError as error:
             if error.errno == errno.ENAMETOOLONG:  # the same every week: said, not failed
                 self._withdraw(group, proposed, intent, _too_long(proposed.name, dst))

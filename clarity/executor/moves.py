@@ -1,10 +1,13 @@
 """Moving one file without ever replacing another or losing a byte.
 
-Within one filesystem a move is a rename. Across filesystems (EXDEV) it is a
-copy into a hidden partial file beside the destination, fsync, a re-read that
-must hash the same, the partial renamed into place, and only then the source
-unlinked. A kill at any point leaves the source, or a verified copy, or both
-(which recovery settles): never neither.
+Within one filesystem a move is a rename. Across filesystems (EXDEV) the
+source is first renamed aside in its own folder (`claim_path`) and, on Linux,
+held alone under a lease (alone.py); then copied into a hidden partial file
+beside the destination, fsync, a re-read that must hash the same, the partial
+renamed into place, the source checked once more, and only then unlinked. A
+write that lands meanwhile sends the file back to its name and the copy away.
+A kill at any point leaves the source (or its claim), or a verified copy, or
+both (which recovery settles): never neither.
 """
 
 from __future__ import annotations
@@ -14,13 +17,16 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clarity import fsio
+from clarity.executor.alone import InUse, Lease, held_alone
 from clarity.fsio import (
     NEW_FLAGS,
     READ_FLAGS,
+    claim_path,
     fsync_dir,
     hash_file,
     partial_path,
@@ -35,6 +41,9 @@ CHUNK = 1024 * 1024
 
 class ChangedWhileMoving(OSError):
     """The bytes copied are not the bytes the scan hashed: the copy is dropped."""
+
+
+CHANGED = "changed while it was being moved; left in place (scan again to review it)"
 
 
 class SourceKept(OSError):
@@ -80,7 +89,7 @@ def _copy(src_fd: int, partial: Path) -> tuple[str, os.stat_result]:
     digest = hashlib.sha256()
     out = os.open(partial, NEW_FLAGS, 0o600)
     try:
-        while chunk := os.read(src_fd, CHUNK):
+        for chunk in _chunks(src_fd):
             digest.update(chunk)
             write_all(out, chunk)
         os.fsync(out)
@@ -89,13 +98,65 @@ def _copy(src_fd: int, partial: Path) -> tuple[str, os.stat_result]:
     return digest.hexdigest(), info
 
 
+def _chunks(fd: int) -> Iterator[bytes]:
+    """What the file behind fd holds now, read through fd (it may have no name left)."""
+    offset = 0
+    while chunk := os.pread(fd, CHUNK, offset):
+        offset += len(chunk)
+        yield chunk
+
+
+def _hash_fd(fd: int) -> str:
+    digest = hashlib.sha256()
+    for chunk in _chunks(fd):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
-    partial = partial_path(dst)
-    src_fd = os.open(src, READ_FLAGS)
+    """The move across filesystems. The source is first renamed aside in its own folder
+    (claim_path), so a program that opens it by name from then on makes a new file there;
+    it is held alone (alone.py) where the system allows, and in any case checked again
+    after the copy and after the unlink: a write that landed sends it back, never away."""
+    claim = claim_path(src)
     try:
-        digest, info = _copy(src_fd, partial)
+        fsio.rename_noreplace(src, claim)  # one folder: atomic, never EXDEV
+    except OSError as error:
+        if error.errno in _REFUSED:  # a read-only plans dir: the file cannot leave it
+            raise SourceKept(error.errno, error.strerror, os.fspath(src)) from None
+        raise
+    try:
+        _copy_claimed(claim, src, dst, sha256)
+    except BaseException:
+        if os.path.lexists(claim):  # not if it went after all (its newer text went back)
+            put_back(claim, src)
+        raise
+    fsync_dir(src.parent)
+
+
+def _copy_claimed(claim: Path, src: Path, dst: Path, sha256: str | None) -> None:
+    fd = os.open(claim, READ_FLAGS)
+    try:
+        with held_alone(fd) as lease:
+            digest, info = _copy_into_place(fd, dst, sha256)
+            try:
+                _check_unchanged(fd, claim, digest, info, lease)
+                claim.unlink()  # the verified copy is durable under dst
+            except BaseException:
+                _take_back(dst)
+                raise
+            if not lease.held:
+                _check_after_unlink(fd, src, dst, digest, info)
+    finally:
+        os.close(fd)
+
+
+def _copy_into_place(fd: int, dst: Path, sha256: str | None) -> tuple[str, os.stat_result]:
+    partial = partial_path(dst)
+    try:
+        digest, info = _copy(fd, partial)
         if sha256 is not None and digest != sha256:
-            raise ChangedWhileMoving(errno.EAGAIN, "the file changed while it was being moved")
+            raise ChangedWhileMoving(errno.EAGAIN, CHANGED)
         if hash_file(partial) != digest:
             raise OSError(errno.EIO, "the copy did not read back the same; source kept")
         partial.chmod(stat.S_IMODE(info.st_mode))
@@ -104,15 +165,83 @@ def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
     except BaseException:
         _discard(partial)
         raise
-    finally:
-        os.close(src_fd)
     fsync_dir(dst.parent)
-    try:
-        src.unlink()  # the verified copy is durable under dst: the move is complete
-    except OSError as error:
-        _take_back(dst)  # a copy nobody knows of yet; the source stays the plan
-        raise SourceKept(error.errno, error.strerror or str(error), os.fspath(src)) from None
-    fsync_dir(src.parent)
+    return digest, info
+
+
+def _same_state(now: os.stat_result, then: os.stat_result) -> bool:
+    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        then.st_size,
+        then.st_mtime_ns,
+        then.st_ctime_ns,
+    )
+
+
+def _check_unchanged(fd: int, claim: Path, digest: str, info: os.stat_result, lease: Lease) -> None:
+    """Before the unlink: the file still holds what was copied, and the name still
+    names it. Under a lease nothing could write; without one the bytes are read again."""
+    if lease.wanted():
+        raise InUse  # another program is opening it: it stays, for that program
+    now = os.fstat(fd)
+    if not _same_state(now, info) or (not lease.held and _hash_fd(fd) != digest):
+        raise ChangedWhileMoving(errno.EAGAIN, CHANGED)
+    named = os.lstat(claim)
+    if (named.st_dev, named.st_ino) != (now.st_dev, now.st_ino):
+        raise ChangedWhileMoving(errno.EAGAIN, CHANGED)
+
+
+def _check_after_unlink(fd: int, src: Path, dst: Path, digest: str, info: os.stat_result) -> None:
+    """Without a lease, a program that had the file open may have written between the
+    check and the unlink: its bytes are still readable through fd, and go back to the
+    source's folder as a new file (the copy is taken back: it is the older text)."""
+    if _hash_fd(fd) == digest:
+        return
+    now = os.fstat(fd)
+    back = _write_new(src, fd, stat.S_IMODE(info.st_mode), now.st_mtime_ns)
+    _take_back(dst)
+    raise ChangedWhileMoving(
+        errno.EAGAIN, CHANGED + ("" if back == src else f"; its new text is in {back.name}")
+    )
+
+
+def _free_names(path: Path) -> Iterator[Path]:
+    """path, then `stem.2.md`, `stem.3.md`...: where a file going back may land."""
+    yield path
+    stem, suffix = os.path.splitext(path.name)  # noqa: PTH122 - bytes-safe split of a name
+    for number in range(2, 1000):
+        yield path.with_name(f"{stem}.{number}{suffix}")
+
+
+def _write_new(src: Path, fd: int, mode: int, mtime_ns: int) -> Path:
+    """fd's bytes as a new file at src (or beside it, if src was taken meanwhile)."""
+    for candidate in _free_names(src):
+        try:
+            out = os.open(candidate, NEW_FLAGS, mode)
+        except FileExistsError:
+            continue
+        try:
+            for chunk in _chunks(fd):
+                write_all(out, chunk)
+            os.utime(out, ns=(mtime_ns, mtime_ns))
+            os.fsync(out)
+        finally:
+            os.close(out)
+        fsync_dir(src.parent)
+        return candidate
+    raise OSError(errno.EEXIST, f"no free name beside {src.name} for its new text")
+
+
+def put_back(claim: Path, src: Path) -> Path:
+    """A claimed file goes back to its name, or, if a new file took that name meanwhile,
+    beside it (`stem.2.md`): both texts are kept. Where it went."""
+    for candidate in _free_names(src):
+        try:
+            fsio.rename_noreplace(claim, candidate)
+        except FileExistsError:
+            continue
+        fsync_dir(src.parent)
+        return candidate
+    raise OSError(errno.EEXIST, f"no free name to put {src.name} back; it is kept as {claim}")
 
 
 def _take_back(copy: Path) -> None:

@@ -30,12 +30,13 @@ from clarity.executor.journal import (
     set_aside_damage,
 )
 from clarity.executor.mover import GroupMover
+from clarity.executor.moves import put_back
 from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind
 from clarity.executor.restore import finish_restore
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import freedesktop, locate, remove_strays
 from clarity.executor.undo import Restorable, finish_groups, plan_undo, relist
-from clarity.fsio import fsync_dir, partial_path, same_bytes
+from clarity.fsio import claim_path, fsync_dir, partial_path, same_bytes
 from clarity.model import Action
 from clarity.state import DirState
 
@@ -74,10 +75,38 @@ def _settle_trash(intent: Intent, started: datetime | None) -> Outcome:
     return Outcome(Ending.FAILED, error="no longer in the plans dir and not found in the trash")
 
 
+def _settle_claim(intent: Intent, claim: Path) -> Outcome | None:
+    """A kill during a move across filesystems left the source renamed aside (claim_path).
+    If the verified copy is in place and the claim still holds the same bytes, only the
+    unlink was left; otherwise the claim goes back to its name (the copy, if any, away).
+    None: the claim is back at its name, and the usual settling follows."""
+    info = intent.info
+    if intent.dst is not None:
+        with contextlib.suppress(OSError):
+            partial_path(intent.dst).unlink()  # a copy cut short; the claim is whole
+        there = intent.dst if same_bytes(intent.dst, intent.sha256) else None
+    else:
+        entry = locate(intent.src, intent.sha256, intent.size, intent.mtime_ns)
+        there, info = (entry.file, entry.info) if entry is not None else (None, None)
+    if there is not None and same_bytes(claim, intent.sha256):
+        claim.unlink()
+        fsync_dir(claim.parent)
+        return Outcome(Ending.DONE, there, info)
+    back = put_back(claim, intent.src)
+    if there is not None and intent.dst is not None:
+        with contextlib.suppress(OSError):
+            there.unlink()  # the copy of a text the claim no longer holds; the claim is kept
+    if back != intent.src:
+        return Outcome(Ending.ROLLED_BACK, error=f"interrupted; put back as {back.name}")
+    return None
+
+
 def settle(intent: Intent, started: datetime | None = None) -> Outcome:
+    claim = claim_path(intent.src)
+    outcome = _settle_claim(intent, claim) if os.path.lexists(claim) else None
     if intent.dst is None:
-        return _settle_trash(intent, started)
-    outcome = _settle_move(intent, intent.dst)
+        return outcome or _settle_trash(intent, started)
+    outcome = outcome or _settle_move(intent, intent.dst)
     if intent.move is Move.RESTORE and outcome.done and intent.info is not None:
         with contextlib.suppress(OSError):
             intent.info.unlink()  # the trash record of a file already restored

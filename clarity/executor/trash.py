@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from clarity.executor.alone import InUse
 from clarity.executor.moves import ChangedWhileMoving, SourceKept, move_file
 from clarity.executor.trash_layout import (
     Trash,
@@ -52,7 +53,8 @@ def freedesktop() -> bool:
 def send_to_trash(path: Path, sha256: str, size: int) -> TrashedFile | None:
     """Trash path; return where it went when the platform lets clarity know.
 
-    Raises TrashRefused (the file stays where it was), ChangedWhileMoving or SourceKept.
+    Raises TrashRefused (the file stays where it was), ChangedWhileMoving, InUse or
+    SourceKept.
     """
     if not freedesktop():
         _system_trash(path)
@@ -76,7 +78,7 @@ def send_to_trash(path: Path, sha256: str, size: int) -> TrashedFile | None:
                 release(entry)
                 raise
             return entry
-    except (ChangedWhileMoving, SourceKept):
+    except (ChangedWhileMoving, SourceKept, InUse):
         raise
     except OSError as error:
         raise TrashRefused(

@@ -79,5 +79,6 @@ def leftovers(*roots: Path) -> list[Path]:
         path
         for root in roots
         for path in root.rglob("*")
-        if path.name.endswith((".clarity-partial", ".tmp")) or ".clarity-probe" in path.name
+        if path.name.endswith((".clarity-partial", ".clarity-moving", ".tmp"))
+        or ".clarity-probe" in path.name
     ]

@@ -167,7 +167,7 @@ def check_announced(src):  # the move of src must be in a journal's synced part
     os._exit(3)
 
 def before(src, dst):
-    if moment.startswith("cross") and in_plans(src):
+    if moment.startswith("cross") and in_plans(src) and not in_plans(dst):  # not the claim
         raise OSError(errno.EXDEV, "cross-device link", src)
     if moment == "durable-before-move" and (in_plans(src) or in_plans(dst)):
         check_announced(src)  # an apply's move out, or an undo's move back
@@ -203,6 +203,10 @@ def rename_noreplace(src, dst):  # clarity's own moves
 def unlink(path, *args, **kwargs):
     if moment == "cross-before-unlink" and in_plans(path):
         die()
+    if moment == "cross-written-before-unlink" and in_plans(path):
+        with open(path, "ab") as stream:  # a program that held it open writes, then the kill
+            stream.write(b"written at the last moment\n")
+        die()
     real_unlink(path, *args, **kwargs)
 
 def fsync(fd):
@@ -217,6 +221,15 @@ def fsync(fd):
 os.rename, os.unlink, os.fsync = rename, unlink, fsync
 fsio.rename_noreplace = rename_noreplace
 from clarity.cli import main
+if moment == "cross-written-before-unlink":
+    # A write at that moment needs a system with no lease (alone.py): a thread that is
+    # not the main one takes none. (With one held, this process's own open would wait.)
+    import threading
+    codes = []
+    thread = threading.Thread(target=lambda: codes.append(main(sys.argv[3:])))
+    thread.start()
+    thread.join()
+    sys.exit(codes[0])
 sys.exit(main(sys.argv[3:]))
 """
 

@@ -67,6 +67,24 @@ def test_a_killed_archive_move_is_settled_by_the_next_scan(
     assert sorted(path.name for path in scanned.iterdir()) == []
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/self/fd")
+def test_a_plan_written_to_just_before_a_killed_unlink_goes_back_whole(
+    scanned: Path, isolated_home: Path
+) -> None:
+    # Issue 36 H1: the copy is in the archive, the plan (renamed aside in the plans dir)
+    # was written to, then the kill. The newer text is the plan; the copy goes.
+    killed("cross-written-before-unlink", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    assert not (scanned / "done.md").exists()  # renamed aside, as the move does first
+    scan = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
+    assert "0 move(s) finished" in scan.stderr, scan.stderr
+    assert (scanned / "done.md").read_text() == (
+        f"{PLANS['done.md'].content}written at the last moment\n"
+    )
+    quarter = scanned.parent / "plans-archive" / "2026-Q4"
+    assert not (quarter / "done.md").exists()
+    assert leftovers(scanned.parent, isolated_home / ".local") == []
+
+
 def test_a_plan_killed_on_its_way_to_the_trash_is_found_there(
     scanned: Path, isolated_home: Path
 ) -> None:
