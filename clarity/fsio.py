@@ -134,7 +134,8 @@ def sweep_temps(path: Path) -> None:
 def append_durably(path: Path, data: bytes) -> None:
     """Append whole lines to a log (never through a link), on disk before returning.
 
-    A line a kill tore is ended first, so the new lines stay whole.
+    A line a kill tore is ended first, so the new lines stay whole; a write that fails
+    (a full disk) leaves the file as it was.
     """
     fd = os.open(path, (APPEND_FLAGS & ~os.O_WRONLY) | os.O_RDWR, 0o644)  # reads its last byte
     try:
@@ -143,8 +144,16 @@ def append_durably(path: Path, data: bytes) -> None:
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
         if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
             data = b"\n" + data
-        write_all(fd, data)
-        os.fsync(fd)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        except OSError:
+            # Whole lines or none: a write a full disk cut short is taken back (shrinking
+            # needs no room), so no torn line is left for readers to stumble on.
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, info.st_size)
+                os.fsync(fd)
+            raise
     finally:
         os.close(fd)
     fsync_dir(path.parent)

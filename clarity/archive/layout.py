@@ -223,11 +223,23 @@ def _relative(data: dict[str, Any], key: str) -> None:
         raise validate.Damaged(f"{key} is not a path inside the archive")
 
 
+_RECORD_OPENING = b'{"name": "'  # how every record clarity writes begins (index_record)
+
+
 class IndexLine(NamedTuple):
     number: int  # 1-based
     raw: bytes
     record: dict[str, Any] | None  # None: not a record (damaged, or not clarity's)
     problem: str | None = None
+
+    @property
+    def torn(self) -> bool:
+        """A record of clarity's that a kill or a power cut cut short: its plan is in the
+        archive, and its record is offered again (recovery, or the change kept for later),
+        so the next write of the index leaves the line out."""
+        return self.record is None and (
+            self.raw.startswith(_RECORD_OPENING) or _RECORD_OPENING.startswith(self.raw)
+        )
 
 
 class NotOurs(OSError):
@@ -265,8 +277,7 @@ def read_index_lines(archive_dir: Path) -> list[IndexLine]:
             problem = str(error) if isinstance(error, validate.Damaged) else "not a JSON record"
             lines.append(IndexLine(number, raw, None, problem))
     first = lines[0] if lines else None
-    torn = first is not None and first is lines[-1] and not data.endswith(b"\n")
-    if first is not None and first.record is None and first.number == 1 and not torn:
+    if first is not None and first.record is None and first.number == 1 and not first.torn:
         # The first record is the file's stamp: clarity writes one before anything else.
         raise NotOurs(0, "not clarity's: its first line is not an index record", str(path))
     return lines
@@ -300,8 +311,11 @@ def change_index(
     gone = [
         line
         for line in lines
-        if line.record
-        and (record_key(line.record) in removes or str(line.record.get("path")) in taken)
+        if line.torn
+        or (
+            line.record
+            and (record_key(line.record) in removes or str(line.record.get("path")) in taken)
+        )
     ]
     if gone:
         kept = [line for line in lines if line not in gone]
