@@ -78,7 +78,7 @@ def test_a_plan_written_to_just_before_a_killed_unlink_goes_back_whole(
     scan = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
     assert "0 move(s) finished" in scan.stderr, scan.stderr
     assert (scanned / "done.md").read_text() == (
-        f"{PLANS['done.md'].content}written at the last moment\n"
+        "# Done plan COMPLETED\n\nIt shipped.\nwritten at the last moment\n"
     )
     quarter = scanned.parent / "plans-archive" / "2026-Q4"
     assert not (quarter / "done.md").exists()
