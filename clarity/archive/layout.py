@@ -237,9 +237,15 @@ class IndexLine(NamedTuple):
         """A record of clarity's that a kill or a power cut cut short: its plan is in the
         archive, and its record is offered again (recovery, or the change kept for later),
         so the next write of the index leaves the line out."""
-        return self.record is None and (
+        if self.record is not None or not (
             self.raw.startswith(_RECORD_OPENING) or _RECORD_OPENING.startswith(self.raw)
-        )
+        ):
+            return False
+        try:
+            json.loads(self.raw)
+        except (ValueError, RecursionError):
+            return True  # cut short
+        return False  # whole, of another shape: damaged, kept as it is
 
 
 class NotOurs(OSError):
