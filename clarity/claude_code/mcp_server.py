@@ -198,14 +198,16 @@ def _list_plans(
         raise ValueError(f"plan_class must be one of {', '.join(_CLASSES)}")
     after = _since(since)
     folder = _project(project)
+    notes: list[str] = []
     report = run_scan(
         settings,
         datetime.now().astimezone(),
         (),
         None,
-        lambda line: None,  # notes are the CLI's; the records say what matters here
+        notes.append,
         project=None if folder is None else Path(folder),
         record=False,
+        settle=False,  # a read-only tool: a killed run is left to the next apply
     )
     plans = [
         plan
@@ -220,6 +222,7 @@ def _list_plans(
         "plans_dir": str(settings.plans_dir),
         "total": len(plans),
         "plans": [{key: plan.get(key) for key in keep} for plan in shown],
+        "notes": notes,
     }
 
 

@@ -114,6 +114,9 @@ def scan(
             progress=bar,
             project=where,
             record=record,
+            # The skill's report (pre-approved as changing nothing) and a report nobody
+            # reviews leave a killed run to the next apply: they never move a file.
+            settle=record and not print_only,
         )
     finally:
         bar.close()

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 Note = Callable[[str], None]
 
+UNSETTLED = (
+    "a run that was interrupted is not settled yet (a plan it was moving may be missing "
+    "from this report); the next clarity apply, archive, undo or restore settles it"
+)
+
 
 def run_scan(
     settings: Settings,
@@ -35,19 +40,25 @@ def run_scan(
     progress: Progress | None = None,
     project: Path | None = None,
     record: bool = True,
+    settle: bool = True,
 ) -> ScanReport:
     """Scan, and record the proposal for apply: what the person reviews is what apply
     carries out. record=False: a report nobody reviews (the schedule's) keeps the
-    reviewed one."""
+    reviewed one. settle=False: a reader's scan (the MCP server, the skill's report)
+    reads the last settled state and leaves a killed run to the next command that
+    moves files: it never moves one itself."""
     from clarity.judge.proposal import save_proposal
     from clarity.judge.scan import scan_and_propose
 
     state = DirState.for_plans_dir(settings.plans_dir)
     if settings.plans_dir.is_dir() and state.running_run() is not None:
-        from clarity.workflows.runs import settle_interrupted  # the executor, only when needed
+        if settle:
+            from clarity.workflows.runs import settle_interrupted  # the executor, when needed
 
-        for line in settle_interrupted(state):
-            note(line)
+            for line in settle_interrupted(state):
+                note(line)
+        else:
+            note(UNSETTLED)
     review = None
     if settings.agent.enabled:
         from clarity.agent.factory import make_advisor

@@ -136,3 +136,47 @@ def test_without_the_sdk_it_says_which_extra_to_install(tmp_path: Path, plans_di
         "clarity: error: clarity mcp needs the MCP SDK, which is an extra: "
         "pip install 'clarity-plans[mcp]' (or uv tool install 'clarity-plans[mcp]')"
     ]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the kill harness reads /proc/self/fd")
+def test_after_a_killed_apply_no_reader_settles_it_and_none_moves_a_file(plans_dir: Path) -> None:
+    # Issue 36 H3: list_plans ran the crash recovery; it rewrote index.jsonl and INDEX.md
+    # and moved plans. Readers read the last settled state and say who settles the rest.
+    from tests.builders.processes import killed, run_process
+
+    dirs = ("--plans-dir", str(plans_dir))
+    make_files(plans_dir, {**PLANS, "shipped.md": Plan("# Shipped COMPLETED" + BODY, 30)})
+    assert run_process("apply", "--rescan", "--yes", "--now", NOW_ISO, *dirs).exit_code == 0
+    make_files(plans_dir, {"later.md": Plan("# Later COMPLETED" + BODY, 20)})
+    run_process("scan", *dirs, "--now", NOW_ISO)
+    killed("cross-before-unlink", plans_dir, "apply", *dirs, "--yes")  # copied, not unlinked
+    archive = plans_dir.parent / "plans-archive"
+    state = Path(os.environ["XDG_STATE_HOME"]) / "clarity"
+    before = snapshot(plans_dir), snapshot(archive), snapshot(state)
+
+    _, (listed, found, got) = ask(
+        plans_dir,
+        ("list_plans", {}),
+        ("search_plans", {"query": "shipped"}),
+        ("get_plan", {"name": "shipped"}),
+    )
+    assert any("not settled yet" in note for note in data(listed)["notes"])
+    assert [hit["name"] for hit in data(found)["hits"]] == ["shipped.md"]
+    assert data(got)["where"] == "archive"
+    for reader in (
+        ("scan", "--print-only", "--now", NOW_ISO),
+        ("scan", "--no-record", "--now", NOW_ISO),
+        ("archived",),
+        ("show", "shipped"),
+    ):
+        said = run_process(*reader, *dirs)
+        assert said.exit_code == 0, (reader, said.stderr)
+        assert "which was interrupted" not in said.stderr, reader
+    assert (snapshot(plans_dir), snapshot(archive)) == before[:2]
+    runs = {name: content for name, content in snapshot(state).items() if "/runs/" in name}
+    assert runs == {name: c for name, c in before[2].items() if "/runs/" in name}
+
+    settled = run_process("apply", *dirs, "--yes")  # the next command that moves files
+    assert "which was interrupted" in settled.stderr + settled.stdout
+    assert not (plans_dir / "later.md").exists()
+    assert (archive / "2026-Q4" / "later.md").exists()
