@@ -73,6 +73,8 @@ class SessionEvidence(NamedTuple):
     # approved, and the text after each of that session's own writes of it since. Empty:
     # no text is known, and the file's mtime decides instead.
     texts: frozenset[str] = frozenset()
+    commits: int = 0  # commits the session made after the approval (git commit, through Bash)
+    patches: int = 0  # patches it applied (git apply, git am)
 
 
 class PlanSessions(NamedTuple):

@@ -39,6 +39,7 @@ class _Session:
         self.refs: dict[str, str] = {}
         self.events: list[Event] = []
         self.edits: dict[str, str] = {}
+        self.changes: dict[str, str] = {}  # through git: "commit <sha>", "apply <id>" -> when
         self.todos: tuple[str, int, int] | None = None
         self.tasks: dict[str, str] = {}
 
@@ -48,6 +49,8 @@ class _Session:
             self.refs[name] = max(self.refs.get(name, ""), time)
         for path, time in facts.edits.items():
             self.edits[path] = max(self.edits.get(path, ""), time)
+        for change, time in facts.changes.items():
+            self.changes[change] = min(self.changes.get(change, time), time)
         self.events += facts.events
         if facts.sidechain:
             return  # a sub-agent's edits count for the session; its todo list is its own
@@ -138,7 +141,12 @@ def _approvals(sessions: Mapping[str, _Session], cutoff: str) -> dict[str, Sessi
         if not approvals:
             continue  # presented and rejected, or never answered: no evidence
         approval, session_id = events[approvals[-1]]
-        later = [event for event, _ in events[approvals[-1] + 1 :] if event.time > approval.time]
+        continued = _cleared([event for event, _ in events])
+        later = [
+            event
+            for event, _ in events[approvals[-1] + 1 :]
+            if event.time > approval.time and event not in continued
+        ]
         session = sessions[session_id]
         texts = {approval.text} | {  # and the session's own writes of it since
             event.text
@@ -150,6 +158,8 @@ def _approvals(sessions: Mapping[str, _Session], cutoff: str) -> dict[str, Sessi
             session=session_id,
             approved_at=_seconds(approval.time),
             files_edited=sum(approval.time < time <= cutoff for time in session.edits.values()),
+            commits=_changes(session, "commit ", approval.time, cutoff),
+            patches=_changes(session, "apply ", approval.time, cutoff),
             todos=_todos(session, approval.time, cutoff),
             last_activity=session.last_activity,
             withdrawn=_withdrawn(later),
@@ -157,6 +167,35 @@ def _approvals(sessions: Mapping[str, _Session], cutoff: str) -> dict[str, Sessi
             texts=frozenset(text for text in texts if text) if known else frozenset(),
         )
     return found
+
+
+def _changes(session: _Session, kind: str, after: str, cutoff: str) -> int:
+    return sum(
+        after < time <= cutoff
+        for change, time in session.changes.items()
+        if change.startswith(kind)
+    )
+
+
+CLEAR_CONTEXT_WINDOW = 10.0  # seconds between a "clear context" refusal and its continuation
+
+
+def _cleared(events: list[Event]) -> set[Event]:
+    """The refusal-shaped answers that were "clear context" approvals: each one that a
+    continuation of the same plan (and, where both carry it, the same text) follows or
+    precedes within seconds. The new session's first record is stamped 1 to 15 ms before
+    the old session's answer (every one of 21 real pairs); one chain may follow a few
+    seconds later. A refusal with no continuation near it stays a refusal."""
+    cleared: set[Event] = set()
+    starts = [event for event in events if event.kind == IMPLEMENTING]
+    for refusal in (event for event in events if event.kind == REJECTED):
+        at = _seconds(refusal.time)
+        for start in starts:
+            same_text = not refusal.text or not start.text or refusal.text == start.text
+            if same_text and abs(_seconds(start.time) - at) <= CLEAR_CONTEXT_WINDOW:
+                cleared.add(refusal)
+                break
+    return cleared
 
 
 def _withdrawn(later: list[Event]) -> str | None:

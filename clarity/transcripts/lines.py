@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.transcripts.plan_texts import IMPLEMENT_PREFIX, digest_of, implementing, text_after
-from clarity.transcripts.shell_edits import files_edited
+from clarity.transcripts.shell_edits import COMMITTED, shell_work
 from clarity.transcripts.store import (
     APPROVED,
     IMPLEMENTING,
@@ -45,7 +45,7 @@ from clarity.transcripts.store import (
 PLAN_PATH_KEY = "planFilePath"
 EXIT_PLAN_MODE = "ExitPlanMode"
 EDITING_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-SHELL = "Bash"  # its in-place edits (sed -i, perl -i) count too: shell_edits.py
+SHELL = "Bash"  # what it writes, edits or commits counts too: shell_edits.py
 _TOOLS_READ = EDITING_TOOLS | {EXIT_PLAN_MODE, SHELL, "TodoWrite", "TaskCreate", "TaskUpdate"}
 # How a person's answer to ExitPlanMode begins when they approved (a sub-agent's last).
 APPROVALS = (
@@ -287,9 +287,8 @@ class Lines:
             tool, tool_id, tool_input = block.get("name"), block.get("id"), block.get("input")
             if isinstance(tool_id, str) and isinstance(tool_input, dict):
                 if tool == SHELL:
-                    tool_input = {
-                        "paths": files_edited(tool_input.get("command"), record.get("cwd"))
-                    }
+                    work = shell_work(tool_input.get("command"), record.get("cwd"))
+                    tool_input = {"paths": work.paths, "git": work.git}
                 self._tool_call(str(tool), tool_id, tool_input, time, end)
 
     def _tool_call(
@@ -299,7 +298,8 @@ class Lines:
         if tool in EDITING_TOOLS or tool == SHELL:
             paths = tool_input["paths"] if tool == SHELL else [_edited_path(tool_input)]
             work = [path for path in paths if isinstance(path, str) and self.plans.outside(path)]
-            if not work:
+            git = tool_input.get("git", []) if tool == SHELL else []
+            if not work and not git:
                 return  # the plan itself (or no path, or a command that edits nothing)
             answer = self._answer_to(tool_id, end, _EDIT_ANSWER_WINDOW)
             if answer is not None and answer.block.get("is_error") is True:
@@ -307,6 +307,8 @@ class Lines:
             for path in work:
                 if facts.edits.get(path, "") < time:
                     facts.edits[path] = time
+            if git and answer is not None:
+                self._git_changes(git, tool_id, _result_text(answer.block), time)
         elif tool == EXIT_PLAN_MODE:
             plan = self.plans.plan_name(tool_input.get(PLAN_PATH_KEY)) or facts.plan
             if plan is not None:
@@ -330,6 +332,13 @@ class Lines:
                     facts.tasks.pop(str(task), None)
                 else:
                     facts.tasks[str(task)] = status
+
+    def _git_changes(self, git: list[str], tool_id: str, answer: str, time: str) -> None:
+        """A commit its answer shows made (`[main 1a2b3c4] ...`), a patch applied."""
+        for made in COMMITTED.findall(answer) if "commit" in git else []:
+            self.facts.changes.setdefault(f"commit {made}", time)
+        if "apply" in git or "am" in git:
+            self.facts.changes.setdefault(f"apply {tool_id}", time)
 
     def _answer_to(self, tool_id: str, after: int, window: int | None) -> _Answer | None:
         """The answer to the call tool_id after `after`: the record of the person's side
@@ -366,7 +375,9 @@ class Lines:
             return
         time = normal_time(answer.record.get("timestamp")) or call.time
         if answer.block.get("is_error") is True:
-            self.facts.events.append(Event(time, REJECTED, call.plan, call.tool_id))
+            # The text it refused, where known: a "clear context" approval is written as a
+            # refusal, and its continuation carries the same text (evidence.py pairs them).
+            self.facts.events.append(Event(time, REJECTED, call.plan, call.tool_id, call.text))
         elif _result_text(answer.block).startswith(APPROVALS):
             sidecar = answer.record.get("toolUseResult")
             approved = sidecar.get("plan") if isinstance(sidecar, dict) else None

@@ -100,6 +100,7 @@ class TranscriptFacts:
     """
 
     __slots__ = (
+        "changes",
         "cursor",
         "cwd",
         "edits",
@@ -128,6 +129,7 @@ class TranscriptFacts:
         todos: tuple[str, int, int] | None = None,
         tasks: dict[str, str] | None = None,
         pending: list[PendingCall] | None = None,
+        changes: dict[str, str] | None = None,
     ) -> None:
         self.session = session
         self.sidechain = sidechain  # a sub-agent's transcript: counts for its session
@@ -141,10 +143,12 @@ class TranscriptFacts:
         self.todos = todos  # (time, done, total) of the last todo list
         self.tasks = tasks or {}  # task id -> its status
         self.pending = pending or []  # ExitPlanMode calls not answered yet
+        # changes made through git: "commit <sha>" or "apply <call id>" -> when
+        self.changes = changes or {}
 
     @property
     def says_anything(self) -> bool:
-        return bool(self.refs or self.events or self.edits or self.pending)
+        return bool(self.refs or self.events or self.edits or self.pending or self.changes)
 
     def copy(self) -> TranscriptFacts:
         """A copy to read more into, so that a read cut short leaves this one as it was."""
@@ -161,6 +165,7 @@ class TranscriptFacts:
             self.todos,
             dict(self.tasks),
             list(self.pending),
+            dict(self.changes),
         )
 
     def to_json(self) -> list[Any]:
@@ -177,15 +182,17 @@ class TranscriptFacts:
             None if self.todos is None else list(self.todos),
             self.tasks,
             [list(call) for call in self.pending],
+            self.changes,
         ]
 
     @classmethod
     def from_json(cls, data: Any) -> TranscriptFacts:
         """The record as stored; ValueError if it is not what this version writes."""
-        if not isinstance(data, list) or len(data) != 12:
+        # 12 items before changes through git were read: those records stand as they are
+        if not isinstance(data, list) or len(data) not in (12, 13):
             raise ValueError("not a transcript record")
         session, sidechain, cursor, mtime, cwd, plan, refs, events, edits, todos, tasks, pending = (
-            data
+            data[:12]
         )
         facts = cls(
             _text(session),
@@ -200,6 +207,7 @@ class TranscriptFacts:
             None if todos is None else _todos(todos),
             _text_map(tasks),
             [PendingCall(*_texts(call, 3, 4)) for call in _list(pending)],
+            _text_map(data[12]) if len(data) == 13 else {},
         )
         return facts
 

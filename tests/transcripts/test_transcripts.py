@@ -65,8 +65,6 @@ def test_the_footer_counts_what_each_kind_of_evidence_decided(cli, plans_dir, cl
         ("presented again, rejected", "presented again and rejected"),
         ("presented again, no answer", "presented again, not approved"),
         ("back in plan mode", "back in plan mode since"),
-        ("todos left", "its todo list unfinished"),
-        ("tasks left", "its todo list unfinished"),
     ],
 )
 def test_what_is_no_evidence_of_implementation(cli, plans_dir, claude_dir, story, hint):
@@ -89,12 +87,6 @@ def test_what_is_no_evidence_of_implementation(cli, plans_dir, claude_dir, story
             again = session.present(plan, PLAN)
             if story == "presented again, rejected":
                 session.reject(again)
-    if story == "todos left":
-        session.edit("/home/dev/project/src/cache.py").todos("completed", "in_progress", "pending")
-    if story == "tasks left":
-        first, second = session.task("cache"), session.task("tests")
-        session.edit("/home/dev/project/src/cache.py").task_status(first, "completed")
-        session.task_status(second, "in_progress")
     session.save(claude_dir)
 
     found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
@@ -105,6 +97,30 @@ def test_what_is_no_evidence_of_implementation(cli, plans_dir, claude_dir, story
     else:
         assert found["reason"].startswith(f"untouched for 20.0 days > 14; session {SESSION[:8]}")
         assert found["reason"].endswith(f"; {hint}")
+
+
+@pytest.mark.parametrize(("story", "counted"), [("todos", "1/3 todos done"), ("tasks", "1/2")])
+def test_an_unfinished_todo_list_is_named_but_does_not_undo_the_work(
+    cli, plans_dir, claude_dir, story, counted
+):
+    # Issue 31 shape 3: on real sessions 9 of the 10 plans the "todo list unfinished" rule
+    # held back were implemented (the last todo "run the tests" or "commit").
+    session = Session(SESSION, start=STARTED)
+    plan = planned(plans_dir, session)
+    session.approve(session.present(plan, PLAN), plan, PLAN)
+    if story == "todos":
+        session.edit("/home/dev/project/src/cache.py").todos("completed", "in_progress", "pending")
+    else:
+        first, second = session.task("cache"), session.task("tests")
+        session.edit("/home/dev/project/src/cache.py").task_status(first, "completed")
+        session.task_status(second, "in_progress")
+    session.save(claude_dir)
+
+    found = scan(cli, plans_dir)["misty-sleeping-cherny.md"]
+
+    assert found["class"] == "completed"
+    assert found["reason"].startswith(f"implemented in session {SESSION[:8]}")
+    assert f"1 file edited, {counted}" in found["reason"]
 
 
 def test_a_plan_a_person_edited_after_its_session_is_not_called_done(cli, plans_dir, claude_dir):
