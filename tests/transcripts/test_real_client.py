@@ -30,6 +30,10 @@ EXPECTED: dict[str, tuple[str, ...]] = {
         "; the plan was edited after the session;",  # a line a person added, mtime or not
     ),
     "10-posttooluse-hook": ("completed", "implemented in session {session}"),
+    "11-clear-context-chain": (
+        "completed",
+        'implemented in session {session} ({day}) after "clear context"',
+    ),
 }
 
 
@@ -98,3 +102,29 @@ def test_a_live_session_keeps_its_plan_active(cli, isolated_home: Path, tmp_path
     (plan,) = [p for p in result.json()["plans"] if p["parent"] is None]
     assert plan["class"] == "active"
     assert plan["reason"].startswith("in use by session")
+
+
+def test_a_chain_of_two_plans_on_one_slug_is_done_by_the_third_session(
+    cli, isolated_home: Path, tmp_path: Path
+) -> None:
+    # Planned, approved with "clear context"; the new session implemented it, planned
+    # again into the same file, and was cleared in turn: the third session implemented
+    # the second plan, the text the file holds.
+    plans, end, _ = lay_out(FIXTURES / "11-clear-context-chain", isolated_home, tmp_path / "proj")
+    (plan_file,) = plans.iterdir()
+    assert plan_file.read_text().startswith("# Plan: say goodbye too")
+    firsts = {}
+    for transcript in (isolated_home / ".claude" / "projects").rglob("*.jsonl"):
+        records = [json.loads(line) for line in transcript.read_text().splitlines()]
+        (first,) = [r for r in records if r.get("type") == "user"][:1]
+        firsts[transcript.stem] = str(first["message"]["content"])
+    (third,) = [s for s, text in firsts.items() if "# Plan: say goodbye too" in text]
+    assert len(firsts) == 3 and firsts[third].startswith("Implement the following plan")
+    now = (end + timedelta(days=20)).isoformat()
+    result = cli("scan", "--plans-dir", str(plans), "--now", now, "--json")
+    assert result.exit_code == 0, result.stderr
+    (plan,) = [p for p in result.json()["plans"] if p["parent"] is None]
+    assert plan["class"] == "completed", plan["reason"]
+    assert plan["reason"].startswith(
+        f'implemented in session {third[:8]} ({end.date()}) after "clear context"'
+    ), plan["reason"]
