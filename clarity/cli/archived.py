@@ -46,17 +46,23 @@ def archived(
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
     from clarity.archive.shelf import list_archived
+    from clarity.archive.versions import versions_size
     from clarity.render import shelf_report
     from clarity.search import archived_text_matches
 
     shelf = list_archived(settings.archive_dir, query, archived_text_matches(settings))
+    kept = versions_size(settings.archive_dir)
     if chosen_format is Format.JSON:
         from clarity.render.output import send_json
 
-        send_json(shelf_report.shelf_document(shelf))
+        document = shelf_report.shelf_document(shelf)
+        document["versions"] = {"plans": kept[0], "texts": kept[1], "bytes": kept[2]}
+        send_json(document)
         return
     for line in shelf.notes:
         note(line)
+    if kept[1]:
+        note(shelf_report.versions_line(settings.archive_dir, *kept))
     if chosen_format is Format.MARKDOWN:
         from clarity.render.output import say_text
 
@@ -80,15 +86,29 @@ def archived(
         )
 
 
+VersionOption = Annotated[
+    int | None,
+    typer.Option(
+        "--version",
+        metavar="N",
+        help="Version N of the plan (1 = oldest; clarity history NAME lists them).",
+    ),
+]
+
+
 @app.command()
 def show(
     name: Annotated[str, typer.Argument(help="An archived plan: foo, foo.md, or 2026-Q4/foo.md.")],
     plans_dir: PlansDirOption = None,
     archive_dir: ArchiveDirOption = None,
     json_output: JsonOption = False,
+    version: VersionOption = None,
 ) -> None:
     """Print an archived plan: rendered in a terminal, its exact bytes when piped. Read-only."""
     settings = settings_from(locals())
+    if version is not None:
+        _show_version(settings, name, version, json_output)
+        return
     from clarity.archive.shelf import find_archived, read_archived
 
     found = find_archived(settings.archive_dir, name)
@@ -139,3 +159,79 @@ def restore(
         undo = _hint(settings, "undo")
         say([f"Changed your mind? {undo} puts it back in the archive."], err=True)
     return code
+
+
+def _show_version(settings: Settings, name: str, number: int, json_output: bool) -> None:
+    from clarity.workflows.versions import plan_history, text_of
+
+    text, data = text_of(plan_history(settings, name), number)
+    if json_output:
+        from clarity.render.history_report import history_document
+        from clarity.render.output import send_json
+
+        document = history_document(plan_history(settings, name))
+        send_json({**document, "version": text.number, "text": data.decode("utf-8", "replace")})
+    elif sys.stdout.isatty():
+        from clarity.render.console import plain_console
+        from clarity.render.shelf_report import print_plan
+
+        print_plan(data, plain_console())
+    else:
+        from clarity.render.output import send_bytes
+
+        send_bytes(data)
+
+
+@app.command()
+def history(
+    name: Annotated[str, typer.Argument(help="A plan, live, archived or gone: foo or foo.md.")],
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """List every text clarity knows of a plan, oldest first. Read-only."""
+    settings = settings_from(locals())
+    from clarity.render import history_report
+    from clarity.workflows.versions import plan_history
+
+    found = plan_history(settings, name)
+    if json_output:
+        from clarity.render.output import send_json
+
+        send_json(history_report.history_document(found))
+        return
+    say(history_report.history_lines(found))
+    stem = found.name.removesuffix(".md")
+    say(
+        [
+            f"Read one with {_hint(settings, 'show', stem, '--version', 'N')}; "
+            f"compare two with {_hint(settings, 'diff', stem, 'A', 'B')}"
+        ],
+        err=True,
+    )
+
+
+@app.command()
+def diff(
+    name: Annotated[str, typer.Argument(help="A plan, live, archived or gone: foo or foo.md.")],
+    first: Annotated[
+        int | None,
+        typer.Argument(metavar="A", help="The older version (default: the one before B)."),
+    ] = None,
+    second: Annotated[
+        int | None, typer.Argument(metavar="B", help="The newer version (default: the latest).")
+    ] = None,
+    plans_dir: PlansDirOption = None,
+    archive_dir: ArchiveDirOption = None,
+) -> None:
+    """Show what changed between two versions of a plan, as a unified diff. Read-only."""
+    settings = settings_from(locals())
+    from clarity.render.history_report import diff_text
+    from clarity.render.output import say_text
+    from clarity.workflows.versions import diff_texts, plan_history
+
+    changes = diff_texts(plan_history(settings, name), first, second)
+    if not changes:
+        note("the two versions hold the same text")
+        return
+    say_text(diff_text(changes))

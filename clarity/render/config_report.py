@@ -19,6 +19,7 @@ def config_document(settings: Settings) -> dict[str, Any]:
             key: {"value": value, "source": settings.sources[key]}
             for key, value in settings.values().items()
         },
+        "versions": _versions(settings),
         # Not clarity's setting, but what decides when Claude Code deletes these plans.
         "claude_code_cleanup": (
             None
@@ -26,6 +27,13 @@ def config_document(settings: Settings) -> dict[str, Any]:
             else {"days": settings.retention.days, "source": settings.retention.source}
         ),
     }
+
+
+def _versions(settings: Settings) -> dict[str, Any]:
+    from clarity.archive.versions import versions_size
+
+    plans, texts, size = versions_size(settings.archive_dir)
+    return {"plans": plans, "texts": texts, "bytes": size}
 
 
 def _shown(value: Any) -> str:
@@ -54,6 +62,11 @@ def print_config(settings: Settings, as_json: bool) -> None:
     exists = "" if document["config_file_exists"] else " (not present: defaults apply)"
     print_prose(console, f"config file: {document['config_file']}{exists}")
     print_prose(console, f"state dir:   {document['state_dir']}")
+    kept = document["versions"]
+    if kept["texts"]:
+        from clarity.render.shelf_report import versions_line
+
+        print_prose(console, versions_line(settings.archive_dir, *kept.values()))
     table = Table()
     table.add_column("key", no_wrap=True)
     table.add_column("value", overflow="fold")

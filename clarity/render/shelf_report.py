@@ -168,3 +168,11 @@ def restore_preview_lines(group: RestoreGroup, plans_dir: Path, days: float) -> 
         "",
         f"It stays active for {days:g} days (restored by you): apply leaves it in place.",
     ]
+
+
+def versions_line(archive_dir: Path, plans: int, texts: int, size: int) -> str:
+    """What the kept versions take (SPEC 6.1: storage is shown)."""
+    return (
+        f"{texts} kept text(s) of {plans} plan(s) take {format_size(size)} in "
+        f"{archive_dir / 'versions'} (clarity history NAME lists a plan's)"
+    )

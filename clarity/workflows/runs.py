@@ -161,56 +161,107 @@ def run_apply(
     if not trust_plans_dir:
         check_not_a_project(settings.plans_dir, settings.sources["plans_dir"])
     state = DirState.for_plans_dir(settings.plans_dir)
-    with state.lock():
-        notes, journals = settle_before_run(state)
-        advisor = _advisor(settings)
-        if rescan:
-            review = None
-            if advisor is not None and settings.agent.archives:  # its verdicts may decide
-                from clarity.agent.review import dormant_reviewer
+    declined: list[bool] = []
 
-                review = dormant_reviewer(advisor, settings.agent.plan_bytes)
-            proposal = scan_and_propose(settings, now, current, session, progress, state, review)[1]
-            save_proposal(state, proposal)
-        else:
-            proposal = _proposal(settings, state, proposal_id)
-        runs = [
-            log
-            for log in journals.logs
-            if log.kind is RunKind.APPLY and log.proposal == proposal.id
-        ]
-        # A scan is applied once per move that succeeded: what failed or was skipped
-        # stays to do, and the next apply (or the weekly rescan) does it.
-        done: set[str] = set()
-        for log in runs:
-            done.update(settled_names(log))
-        groups = tuple(group for group in proposal.groups if group.plan.name not in done)
-        finished = [log for log in runs if not log.interrupted]
-        if finished and not groups:
-            return nothing_done(
-                RunKind.APPLY,
-                settings,
-                notes,
-                f"the scan {proposal.label} was already applied "
-                f"({run_label(finished[-1])}); nothing to do until you scan again",
-            )
-        if not groups:
-            what = "all of it was done by an interrupted run" if runs else "it moves nothing"
-            return nothing_done(
-                RunKind.APPLY,
-                settings,
-                notes,
-                f"nothing to apply from the scan {proposal.label}: {what}",
-            )
-        if any(group.action is Action.ARCHIVE for group in groups):
-            check_archive_dir(proposal.archive_dir)
-        preview = ApplyPreview(proposal, groups, resumed=bool(runs))
-        if not confirm(preview):
-            return nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
-        tick = progress("Moving plans", preview.file_count) if progress else None
-        summarize, usage = _summarizer(settings, advisor)
-        held = {} if rescan else in_use_now(settings, now, session, current)
-        report = apply_groups(state, proposal, groups, tick, summarize, held=held)
+    def asked(preview: ApplyPreview) -> bool:
+        declined.append(not confirm(preview))
+        return not declined[-1]
+
+    with state.lock():
+        report = _apply_locked(
+            settings, state, now, current, session, rescan, asked, progress, proposal_id
+        )
+        if any(declined):  # the person said no: clarity writes nothing at all
+            return report
+        return _with_texts_kept(report, settings, state, now)
+
+
+def _with_texts_kept(
+    report: RunReport, settings: Settings, state: DirState, now: datetime
+) -> RunReport:
+    """The run's report, and what the keeping pass that follows every writing run did:
+    each live plan's text, if it changed since, kept as a version (SPEC 6.1)."""
+    from clarity.workflows.keeping import keep_live_plans
+
+    retention = settings.retention
+    kept = keep_live_plans(
+        state,
+        settings.plans_dir,
+        settings.archive_dir,
+        now,
+        cleanup_days=None if retention is None else retention.days,
+    )
+    lines = list(kept.problems)
+    if kept.kept:
+        where = settings.archive_dir / "versions"
+        lines.append(f"kept {len(kept.kept)} new plan text(s) in {where}")
+    if kept.near_cleanup:
+        names = ", ".join(kept.near_cleanup[:5]) + (", ..." if len(kept.near_cleanup) > 5 else "")
+        lines.append(
+            f"{len(kept.near_cleanup)} of them before Claude Code's cleanup deletes them: {names}"
+        )
+    return dataclasses.replace(report, notes=(*report.notes, *lines)) if lines else report
+
+
+def _apply_locked(
+    settings: Settings,
+    state: DirState,
+    now: datetime,
+    current: Iterable[str],
+    session: str | None,
+    rescan: bool,
+    confirm: ConfirmApply,
+    progress: Progress | None,
+    proposal_id: str | None,
+) -> RunReport:
+    """run_apply's work, with the plans dir's lock held."""
+    notes, journals = settle_before_run(state)
+    advisor = _advisor(settings)
+    if rescan:
+        review = None
+        if advisor is not None and settings.agent.archives:  # its verdicts may decide
+            from clarity.agent.review import dormant_reviewer
+
+            review = dormant_reviewer(advisor, settings.agent.plan_bytes)
+        proposal = scan_and_propose(settings, now, current, session, progress, state, review)[1]
+        save_proposal(state, proposal)
+    else:
+        proposal = _proposal(settings, state, proposal_id)
+    runs = [
+        log for log in journals.logs if log.kind is RunKind.APPLY and log.proposal == proposal.id
+    ]
+    # A scan is applied once per move that succeeded: what failed or was skipped
+    # stays to do, and the next apply (or the weekly rescan) does it.
+    done: set[str] = set()
+    for log in runs:
+        done.update(settled_names(log))
+    groups = tuple(group for group in proposal.groups if group.plan.name not in done)
+    finished = [log for log in runs if not log.interrupted]
+    if finished and not groups:
+        return nothing_done(
+            RunKind.APPLY,
+            settings,
+            notes,
+            f"the scan {proposal.label} was already applied "
+            f"({run_label(finished[-1])}); nothing to do until you scan again",
+        )
+    if not groups:
+        what = "all of it was done by an interrupted run" if runs else "it moves nothing"
+        return nothing_done(
+            RunKind.APPLY,
+            settings,
+            notes,
+            f"nothing to apply from the scan {proposal.label}: {what}",
+        )
+    if any(group.action is Action.ARCHIVE for group in groups):
+        check_archive_dir(proposal.archive_dir)
+    preview = ApplyPreview(proposal, groups, resumed=bool(runs))
+    if not confirm(preview):
+        return nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
+    tick = progress("Moving plans", preview.file_count) if progress else None
+    summarize, usage = _summarizer(settings, advisor)
+    held = {} if rescan else in_use_now(settings, now, session, current)
+    report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     notes.append(f"carried out the scan {proposal.label}")
     return dataclasses.replace(
         report,
@@ -252,9 +303,10 @@ def run_archive(
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
         )
-    return dataclasses.replace(
-        report, notes=(*notes, *report.notes), agent=usage, dir_options=dir_options(settings)
-    )
+        report = dataclasses.replace(
+            report, notes=(*notes, *report.notes), agent=usage, dir_options=dir_options(settings)
+        )
+        return _with_texts_kept(report, settings, state, now)
 
 
 def _advisor(settings: Settings) -> Advisor | None:

@@ -17,7 +17,7 @@ import pytest
 from clarity import state
 from clarity.state import DirState
 from tests.builders.corpus import make_corpus, start_clarity
-from tests.builders.files import NOW_ISO, Plan, make_files
+from tests.builders.files import NOW_ISO, Plan, make_files, quarters_of
 from tests.builders.processes import run_process
 
 
@@ -37,8 +37,7 @@ def _archived(archive: Path) -> Counter[str]:
     """The files in the archive's quarter folders, by path relative to the archive."""
     return Counter(
         path.relative_to(archive).as_posix()
-        for folder in archive.iterdir()
-        if folder.is_dir()
+        for folder in quarters_of(archive)
         for path in folder.iterdir()
     )
 

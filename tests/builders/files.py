@@ -70,11 +70,24 @@ def trash_files(home: Path) -> Path:
     return home / ".local" / "share" / "Trash" / "files"
 
 
+VERSIONS = "versions"  # the archive's folder of kept texts (clarity/archive/versions.py)
+
+
+def quarters_of(archive: Path) -> list[Path]:
+    """The archive's quarter folders (its folder of kept versions is not one)."""
+    if not archive.is_dir():
+        return []
+    return [folder for folder in archive.iterdir() if folder.is_dir() and folder.name != VERSIONS]
+
+
 def contents(*roots: Path) -> Counter[bytes]:
-    """How many copies of each file's bytes lie anywhere under the roots."""
+    """How many copies of each file's bytes lie anywhere under the roots; an archive's
+    kept versions (copies of texts, never a plan's home) are not counted."""
     found: Counter[bytes] = Counter()
     for root in roots:
         for path in root.rglob("*"):
+            if VERSIONS in path.relative_to(root).parts[:-1]:
+                continue
             if path.is_file() and not path.is_symlink():
                 found[path.read_bytes()] += 1
     return found

@@ -197,7 +197,12 @@ def rename(src, dst, *args, **kwargs):  # send2trash's
 
 def rename_noreplace(src, dst):  # clarity's own moves
     before(src, dst)
+    keeping = "/.keeping/" in os.fsdecode(src)
+    if moment == "before-keep-rename" and keeping:
+        die()  # a text kept as a temp file, not yet named
     real_noreplace(src, dst)
+    if moment == "after-keep-rename" and keeping:
+        die()  # named, not yet recorded
     after(src, dst)
 
 def unlink(path, *args, **kwargs):

@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.builders.files import NOW_ISO, Plan, contents, make_files, snapshot
+from tests.builders.files import NOW_ISO, Plan, contents, make_files, quarters_of, snapshot
 from tests.builders.processes import isolated_state, run_json
 
 FRAGMENTS = [
@@ -53,7 +53,7 @@ def files_of(root: Path) -> dict[str, tuple[bytes | str, int]]:
 def places(root: Path) -> list[Path]:
     """The plans dir, every archive quarter, the trash: where a plan may be."""
     archive = root / "plans-archive"
-    quarters = [q for q in archive.iterdir() if q.is_dir()] if archive.is_dir() else []
+    quarters = quarters_of(archive)
     return [root / "plans", *quarters, root / "home" / "share" / "Trash" / "files"]
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from clarity.state import DirState
 from tests.builders.corpus import leftovers, make_corpus, start_clarity
-from tests.builders.files import NOW_ISO, contents, trash_files
+from tests.builders.files import NOW_ISO, contents, quarters_of, trash_files
 from tests.builders.processes import run_process
 
 
 def _where(plans_dir: Path, home: Path) -> list[Path]:
     archive = plans_dir.parent / "plans-archive"
-    quarters = [folder for folder in archive.iterdir() if folder.is_dir()]
+    quarters = quarters_of(archive)
     return [plans_dir, *quarters, trash_files(home)]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.corpus import leftovers, make_corpus, run_count, start_clarity, wait_for_journal
-from tests.builders.files import NOW_ISO, contents, trash_files
+from tests.builders.files import NOW_ISO, contents, quarters_of, trash_files
 from tests.builders.processes import run_process
 
 # Bytes of the new run's journal at which each successive apply is killed.
@@ -39,7 +39,7 @@ def _kill_repeatedly(plans_dir: Path, state_home: Path, kill_at: tuple[int, ...]
 def _check_everything_done_once(
     plans_dir: Path, archive: Path, home: Path, original: Counter[bytes]
 ) -> None:
-    quarters = [folder for folder in archive.iterdir() if folder.is_dir()]
+    quarters = quarters_of(archive)
     where = [plans_dir, *quarters, trash_files(home)]
     assert contents(*where) == original  # every plan's bytes exactly once
     assert leftovers(plans_dir, archive, home / ".local") == []

@@ -17,7 +17,7 @@ import pytest
 
 from clarity.executor.journal import BATCH_MOVES
 from tests.builders.corpus import leftovers, make_corpus
-from tests.builders.files import NOW_ISO, Plan, contents, make_files, trash_files
+from tests.builders.files import NOW_ISO, Plan, contents, make_files, quarters_of, trash_files
 from tests.builders.processes import killed, run_process, run_until_killed
 
 PLANS = {
@@ -175,7 +175,7 @@ def test_every_move_is_announced_on_disk_before_it_starts(
     )
     assert process.returncode == 0, process.stderr
     archive = plans_dir.parent / "plans-archive"
-    quarters = [folder for folder in archive.iterdir() if folder.is_dir()]
+    quarters = quarters_of(archive)
     assert contents(plans_dir, *quarters, trash_files(isolated_home)) == original
     assert len(list(plans_dir.iterdir())) < len(original) - BATCH_MOVES * 2  # several batches
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.builders.corpus import leftovers
-from tests.builders.files import NOW_ISO, Plan, contents, make_files, snapshot
+from tests.builders.files import NOW_ISO, Plan, contents, make_files, quarters_of, snapshot
 from tests.builders.processes import killed, run_process
 
 PLANS = {
@@ -347,7 +347,7 @@ def test_restore_and_show_reach_nothing_through_a_linked_quarter_folder(
     # Someone swaps the quarter folder for a link to a folder outside the archive that
     # holds the same files: restore would move them out of there, show would print them.
     archive = plans_dir.parent / "plans-archive"
-    (quarter,) = [folder for folder in archive.iterdir() if folder.is_dir()]
+    (quarter,) = quarters_of(archive)
     outside = tmp_path / "outside"
     quarter.rename(outside)
     quarter.symlink_to(outside)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.builders.corpus import leftovers
-from tests.builders.files import NOW_ISO, Plan, contents, make_files
+from tests.builders.files import NOW_ISO, Plan, contents, make_files, quarters_of
 from tests.builders.processes import isolated_state, run_json
 
 PLANS = {
@@ -36,7 +36,7 @@ operations = st.lists(
 
 def _check(root: Path, original: Counter[bytes]) -> None:
     archive = root / "plans-archive"
-    quarters = [q for q in archive.iterdir() if q.is_dir()] if archive.is_dir() else []
+    quarters = quarters_of(archive)
     assert contents(root / "plans", *quarters) == original  # every byte, exactly once
     assert leftovers(root / "plans", archive) == []
     index = archive / "index.jsonl"

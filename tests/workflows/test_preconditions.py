@@ -8,7 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.builders.files import NOW_ISO, Plan, contents, make_files, snapshot, trash_files
+from tests.builders.files import (
+    NOW_ISO,
+    Plan,
+    contents,
+    make_files,
+    quarters_of,
+    snapshot,
+    trash_files,
+)
 from tests.builders.plans import PLANS
 from tests.builders.processes import Result, run_process
 
@@ -141,7 +149,7 @@ def test_an_apply_that_failed_is_done_by_the_next_one(plans_dir: Path) -> None:
     assert again.exit_code == 0, again.stdout
     moved = {item["name"] for item in again.json()["results"] if item["status"] == "done"}
     assert {"done-a.md", "stub.md"} <= moved
-    quarters = [q for q in (plans_dir.parent / "plans-archive").iterdir() if q.is_dir()]
+    quarters = quarters_of(plans_dir.parent / "plans-archive")
     assert contents(plans_dir, *quarters, trash_files(Path.home())) == before
     last = run_process("apply", "--plans-dir", str(plans_dir), "--yes")
     assert "was already applied" in last.stdout

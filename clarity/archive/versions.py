@@ -1,0 +1,306 @@
+"""Every text of a plan clarity has kept (SPEC 6.1), as plain files in the archive, where
+Claude Code's cleanup does not reach:
+
+    <archive>/versions/<plan name less .md>/
+        versions.jsonl                     one record per text kept, oldest first
+        3f2a1b4c5d6e.md                    a text, byte for byte (named by its sha256)
+
+A text is kept once per plan (its file is named by its sha256, so keeping a
+text kept already only reads it, however many versions there are), never
+overwritten and never deleted by clarity: it is written beside its final name,
+fsynced, then renamed to a name nothing has (a kill leaves at most a temp file in
+the hidden `.keeping/`, which the next keep removes), and only then recorded. A text whose record
+a kill cut off is still listed, from its file (read_versions). Nothing here
+moves a plan or writes in the plans directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from clarity import validate
+from clarity.fsio import (
+    NAME_MAX,
+    NEW_FLAGS,
+    READ_FLAGS,
+    append_durably,
+    cut_to,
+    fsync_dir,
+    read_regular,
+    rename_noreplace,
+    sweep_temps,
+    write_all,
+)
+
+VERSIONS = "versions"
+MANIFEST = "versions.jsonl"
+CHUNK = 1024 * 1024
+_MANIFEST_MOST = 64 * 1024 * 1024  # past this a manifest is not one clarity wrote
+
+# Where a version came from, as history says it.
+SEEN = "seen in the plans dir"
+BEFORE_CLEANUP = "kept before Claude Code's cleanup"
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One kept text of a plan."""
+
+    sha256: str
+    size: int
+    kept_at: str  # ISO time it was kept
+    mtime_ns: int  # the plan file's mtime then (a restore gives it back)
+    source: str  # SEEN, BEFORE_CLEANUP, "approved in session 3f2a...", ...
+    path: Path  # the file holding it
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sha256": self.sha256,
+            "size": self.size,
+            "kept_at": self.kept_at,
+            "mtime": _iso(self.mtime_ns),
+            "mtime_ns": self.mtime_ns,
+            "source": self.source,
+            "file": self.path.name,
+        }
+
+
+def folder_of(archive_dir: Path, plan: str) -> Path:
+    """The plan's versions folder: its name less `.md`, cut to fit a name."""
+    stem = plan[: -len(".md")] if plan.endswith(".md") else plan
+    return archive_dir / VERSIONS / cut_to(stem, NAME_MAX - 16)
+
+
+def _iso(moment_ns: int) -> str | None:
+    try:
+        return datetime.fromtimestamp(moment_ns / 1e9, UTC).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):
+        return None  # a date no calendar here can show (year 36812): mtime_ns keeps it
+
+
+def read_versions(archive_dir: Path, plan: str) -> list[Version]:
+    """The plan's kept texts, oldest first; none if it has none (or its record is not
+    clarity's: a damaged line is passed over, and a file is never lost for it)."""
+    folder = folder_of(archive_dir, plan)
+    try:
+        data = read_regular(folder / MANIFEST, _MANIFEST_MOST)
+    except OSError:
+        return []
+    found: list[Version] = []
+    seen: set[str] = set()
+    for raw in data.splitlines():
+        try:
+            record = validate.record(json.loads(raw))
+            sha = validate.sha256(record)
+            name = validate.text(record, "file")
+            if "/" in name or name.startswith("."):
+                raise validate.Damaged("file is not a name in the folder")
+            version = Version(
+                sha,
+                validate.count(record, "size"),
+                validate.text(record, "kept_at"),
+                _mtime_ns(record),
+                validate.text(record, "source"),
+                folder / name,
+            )
+        except (ValueError, RecursionError):
+            continue
+        if sha not in seen:
+            seen.add(sha)
+            found.append(version)
+    return found + _unrecorded(folder, {version.path.name for version in found})
+
+
+UNRECORDED = "kept (its record was cut short; the text is whole)"
+
+
+def _unrecorded(folder: Path, recorded: set[str]) -> list[Version]:
+    """Texts whose file was made but whose record a kill cut off: listed all the same."""
+    found: list[Version] = []
+    try:
+        names = sorted(
+            entry.name
+            for entry in os.scandir(folder)
+            if entry.name.endswith(".md") and not entry.name.startswith(".")
+        )
+    except OSError:
+        return found
+    for name in names:
+        if name in recorded:
+            continue
+        path = folder / name
+        try:
+            fd = os.open(path, READ_FLAGS)
+            try:
+                info = os.fstat(fd)
+                sha = _hash(fd)
+            finally:
+                os.close(fd)
+        except OSError:
+            continue
+        kept = datetime.fromtimestamp(info.st_ctime, UTC).isoformat(timespec="seconds")
+        found.append(Version(sha, info.st_size, kept, info.st_mtime_ns, UNRECORDED, path))
+    return found
+
+
+def _mtime_ns(record: dict[str, Any]) -> int:
+    value = record.get("mtime_ns")
+    if type(value) is not int:
+        raise validate.Damaged("mtime_ns is not a whole number")
+    return value
+
+
+def _copy_hashed(src_fd: int, out: int) -> tuple[str, int]:
+    digest, size, offset = hashlib.sha256(), 0, 0
+    while chunk := os.pread(src_fd, CHUNK, offset):
+        offset += len(chunk)
+        digest.update(chunk)
+        write_all(out, chunk)
+        size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def keep_file(
+    archive_dir: Path, plan: str, source_path: Path, source: str, now: datetime
+) -> Version | None:
+    """Keep the text source_path holds as a version of plan, unless that text is kept
+    already (None). Streams: a plan of any size costs memory of one chunk, and a text kept
+    already is only read, whatever the number of versions (a text's file is named by its
+    sha256). Raises OSError (the source unreadable, a full disk: nothing half-kept is left
+    under a final name)."""
+    folder = folder_of(archive_dir, plan)
+    fd = os.open(source_path, READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(source_path))
+        if _kept(folder, _hash(fd)) is not None:
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        if stat.S_ISLNK(os.lstat(folder).st_mode):
+            raise OSError(errno.ELOOP, "a link: clarity follows no link in the archive", folder)
+        (folder / _TEMPS).mkdir(exist_ok=True)
+        sweep_temps(folder / _TEMPS / "text")  # left by keepers a kill stopped
+        sha, size, final = _copy_in(fd, folder, info)
+    finally:
+        os.close(fd)
+    if final is None:
+        return None  # it changed, while it was read, into a text kept already
+    version = Version(
+        sha,
+        size,
+        now.astimezone(UTC).isoformat(timespec="seconds"),
+        info.st_mtime_ns,
+        source,
+        final,
+    )
+    line = json.dumps(version.to_json(), ensure_ascii=True) + "\n"
+    append_durably(folder / MANIFEST, line.encode("ascii"))
+    return version
+
+
+_TEMPS = ".keeping"  # a text is written as `.keeping/.text.<pid>.tmp` first (a small
+# folder of its own, so that sweeping what a kill left never lists every version)
+
+
+def _kept(folder: Path, sha: str) -> Path | None:
+    """The file that holds this text in folder, if one does: `<sha12>.md` (or, for two
+    texts whose sha256 begin alike, `<sha12>.2.md`...)."""
+    for candidate in _names(folder, sha):
+        if not os.path.lexists(candidate):
+            return None
+        if _holds(candidate, sha):
+            return candidate
+    return None
+
+
+def _names(folder: Path, sha: str) -> Iterator[Path]:
+    yield folder / f"{sha[:12]}.md"
+    for number in range(2, 100):
+        yield folder / f"{sha[:12]}.{number}.md"
+
+
+def _copy_in(fd: int, folder: Path, info: os.stat_result) -> tuple[str, int, Path | None]:
+    """The file's bytes as a new file in folder: (sha256, size, its path; None if that
+    text is kept already). A temp file first, renamed to a name nothing has."""
+    temp = folder / _TEMPS / f".text.{os.getpid()}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        temp.unlink()  # left by a killed process that had this pid
+    try:
+        out = os.open(temp, NEW_FLAGS, 0o644)
+        try:
+            sha, size = _copy_hashed(fd, out)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        if _kept(folder, sha) is not None:
+            return sha, size, None
+        os.utime(temp, ns=(info.st_atime_ns, info.st_mtime_ns))
+        for final in _names(folder, sha):
+            try:
+                rename_noreplace(temp, final)
+            except FileExistsError:
+                continue  # another text whose sha256 begins alike
+            fsync_dir(folder)
+            return sha, size, final
+        raise OSError(errno.EEXIST, "no free name for this text", os.fspath(folder))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def _hash(fd: int) -> str:
+    digest, offset = hashlib.sha256(), 0
+    while chunk := os.pread(fd, CHUNK, offset):
+        offset += len(chunk)
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _holds(path: Path, sha: str) -> bool:
+    try:
+        fd = os.open(path, READ_FLAGS)
+    except OSError:
+        return False
+    try:
+        return _hash(fd) == sha
+    finally:
+        os.close(fd)
+
+
+def kept_plans(archive_dir: Path) -> Iterator[str]:
+    """The names (`foo.md`) of the plans that have kept versions."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(archive_dir / VERSIONS))
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith("."):
+            yield f"{name}.md"
+
+
+def versions_size(archive_dir: Path) -> tuple[int, int, int]:
+    """(plans, texts, bytes) the kept versions take: their files, as they lie on disk."""
+    plans = texts = total = 0
+    for plan in kept_plans(archive_dir):
+        try:
+            entries = list(os.scandir(folder_of(archive_dir, plan)))
+        except OSError:
+            continue
+        plans += 1
+        for entry in entries:
+            if entry.name.endswith(".md") and not entry.name.startswith("."):
+                with contextlib.suppress(OSError):
+                    total += entry.stat(follow_symlinks=False).st_size
+                    texts += 1
+    return plans, texts, total

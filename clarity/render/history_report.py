@@ -1,0 +1,52 @@
+"""`clarity history` and `clarity diff` as text and JSON (SPEC 6.1)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from clarity.printable import display_name, format_size, printable, printable_lines
+from clarity.render.json_report import SCHEMA_VERSION
+from clarity.workflows.versions import History, PlanText
+
+
+def history_lines(history: History) -> list[str]:
+    count = len(history.texts)
+    where = {"live": "in the plans dir", "archived": "archived", "gone": "gone from the plans dir"}
+    lines = [
+        f"{display_name(history.name)}: {count} version{'s' if count != 1 else ''}, "
+        f"{where[history.where]}"
+    ]
+    for text in history.texts:
+        now = "  <- the file now" if text.current else ""
+        lines.append(
+            f"  {text.number:>3}  {text.when[:16].replace('T', ' ')}  "
+            f"{format_size(text.size):>8}  {text.sha256[:12]}  {printable(text.source)}{now}"
+        )
+    return lines
+
+
+def _text_document(text: PlanText) -> dict[str, Any]:
+    return {
+        "number": text.number,
+        "when": text.when,
+        "size": text.size,
+        "sha256": text.sha256,
+        "source": text.source,
+        "path": os.fsdecode(text.path),
+        "current": text.current,
+    }
+
+
+def history_document(history: History) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "name": history.name,
+        "where": history.where,
+        "versions": [_text_document(text) for text in history.texts],
+    }
+
+
+def diff_text(diff: str) -> str:
+    """A diff as a terminal may show it: the plans' control characters escaped."""
+    return printable_lines(line.expandtabs(4) for line in diff.splitlines())
