@@ -81,3 +81,15 @@ def plans_dir(tmp_path: Path) -> Iterator[Path]:
     directory = tmp_path / "plans"
     directory.mkdir()
     yield directory
+
+
+@pytest.fixture
+def other_filesystem(tmp_path: Path) -> Iterator[Path]:
+    """A folder on another filesystem than tmp_path (a tmpfs), or skip."""
+    import tempfile
+
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second filesystem to move across")
+    with tempfile.TemporaryDirectory(dir=shm) as folder:
+        yield Path(folder)

@@ -11,8 +11,6 @@ fails, as on a full disk.
 
 from __future__ import annotations
 
-import resource
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 
 from tests.archive.test_index_whole import assert_index_lists_the_archive
 from tests.builders.files import NOW_ISO, Plan, make_files
-from tests.builders.processes import run_process
+from tests.builders.processes import full_disk, run_process
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="uses RLIMIT_FSIZE")
 
@@ -34,16 +32,11 @@ def _done(names: range) -> dict[str, Plan]:
 def _apply_on_a_full_disk(plans_dir: Path, room: int) -> subprocess.CompletedProcess[str]:
     """apply, in a process whose files may grow only `room` bytes past the index's size."""
     limit = (plans_dir.parent / "plans-archive" / "index.jsonl").stat().st_size + room
-
-    def full_disk() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
     return subprocess.run(
         [sys.executable, "-m", "clarity", "apply", "--plans-dir", str(plans_dir), "--yes"],
         capture_output=True,
         text=True,
-        preexec_fn=full_disk,
+        preexec_fn=full_disk(limit),
         check=False,
         timeout=120,
     )

@@ -9,8 +9,6 @@ memory; a kill while keeping, and a full disk, lose nothing and say one line.
 from __future__ import annotations
 
 import json
-import resource
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.builders.files import NOW_ISO, Plan, make_files, snapshot
-from tests.builders.processes import killed, run_process
+from tests.builders.processes import full_disk, killed, run_process
 
 FIRST = "# Cache layer\n\n## Context\n\nSearch is slow.\n\n## Steps\n\n1. Add a cache.\n"
 SECOND = FIRST.replace("1. Add a cache.", "1. Add a read-through cache.\n2. Invalidate it.")
@@ -137,14 +135,6 @@ def test_a_kill_while_keeping_loses_nothing_and_the_next_run_finishes(
     assert list((_versions(plans_dir) / ".keeping").iterdir()) == []  # the kill's temp swept
 
 
-def _full_disk(limit: int):
-    def apply_limit() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past it fails (EFBIG)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return apply_limit
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="uses RLIMIT_FSIZE")
 def test_a_full_disk_while_keeping_is_one_line_and_the_next_run_keeps_it(plans_dir: Path) -> None:
     dirs = ("--plans-dir", str(plans_dir))
@@ -153,7 +143,7 @@ def test_a_full_disk_while_keeping_is_one_line_and_the_next_run_keeps_it(plans_d
         [sys.executable, "-m", "clarity", "apply", "--rescan", "--yes", *dirs],
         capture_output=True,
         text=True,
-        preexec_fn=_full_disk(100_000),
+        preexec_fn=full_disk(100_000),
         check=False,
         timeout=120,
     )

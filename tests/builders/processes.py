@@ -10,6 +10,7 @@ import io
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -59,6 +60,19 @@ def drain(controller: int) -> bytes:
         drawn += chunk
     os.close(controller)
     return drawn
+
+
+def full_disk(limit: int) -> Callable[[], None]:
+    """For a child (preexec_fn): its files may not grow past `limit` bytes, as on a disk
+    that is almost full: a write past it is cut short, then fails (EFBIG)."""
+
+    def apply_limit() -> None:
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply_limit
 
 
 RenameHook = Callable[[Path, Path], None]

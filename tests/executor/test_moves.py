@@ -5,12 +5,8 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import resource
-import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +15,7 @@ from clarity.executor.moves import ChangedWhileMoving, move_file
 from clarity.fsio import partial_path
 from tests.builders.files import NOW_ISO, Plan, contents, make_files, read_files
 from tests.builders.plans import PLANS
-from tests.builders.processes import before_each_rename
+from tests.builders.processes import before_each_rename, full_disk
 
 
 @pytest.fixture
@@ -77,16 +73,6 @@ def test_a_move_never_replaces_an_existing_file(plans_dir: Path, tmp_path: Path)
     assert (source.read_text(), target.read_text()) == ("# P\n", "other\n")
 
 
-@pytest.fixture
-def other_filesystem(tmp_path: Path) -> Iterator[Path]:
-    """A folder on another filesystem than tmp_path (a tmpfs), or skip."""
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
-        pytest.skip("no second filesystem to move across")
-    with tempfile.TemporaryDirectory(dir=shm) as folder:
-        yield Path(folder)
-
-
 def test_a_real_move_to_another_filesystem_and_back(
     cli, plans_dir: Path, other_filesystem: Path
 ) -> None:
@@ -101,12 +87,6 @@ def test_a_real_move_to_another_filesystem_and_back(
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in plans_dir.iterdir()} == (
         original
     )
-
-
-def _small_files_only() -> None:
-    """In the child: files may not grow past 64 KiB, like a disk that is almost full."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
-    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="uses RLIMIT_FSIZE and a tmpfs")
@@ -129,7 +109,7 @@ def test_a_full_disk_fails_that_move_cleanly_and_the_rest_go_on(
         [sys.executable, "-m", "clarity", "apply", "--plans-dir", str(plans_dir), "--yes"],
         capture_output=True,
         text=True,
-        preexec_fn=_small_files_only,
+        preexec_fn=full_disk(64 * 1024),
         check=False,
         timeout=120,
     )

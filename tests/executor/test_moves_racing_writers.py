@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +28,9 @@ ADDED = b"\nA line written while the plan was being moved.\n"
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Iterator[Path]:
+def archive(other_filesystem: Path) -> Path:
     """An archive on another filesystem than the plans dir (a tmpfs), or skip."""
-    shm = Path("/dev/shm")
-    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
-        pytest.skip("no second filesystem to move across")
-    with tempfile.TemporaryDirectory(dir=shm) as folder:
-        yield Path(folder) / "archive"
+    return other_filesystem / "archive"
 
 
 @pytest.fixture

@@ -41,6 +41,18 @@ def _continued(planning: Session, call: str, session: str, text: str, plan: Path
     return working
 
 
+def _second_plan_written(plans_dir: Path) -> tuple[Session, Session, Path]:
+    """A chain's start: the first plan approved with "clear context" and implemented by a
+    second session, which then plans again, writing a new plan over the same file."""
+    planning = Session(SESSION, start=STARTED, version=(2, 1, 47))
+    plan = planned(plans_dir, planning)
+    second = _continued(planning, planning.present(plan, PLAN), OTHER, PLAN, plan)
+    second.edit("/home/dev/project/src/cache.py")
+    second.plan_mode(plan, "plan_mode_reentry").write_plan(plan, SECOND_PLAN)
+    plan.write_text(SECOND_PLAN)
+    return planning, second, plan
+
+
 @pytest.mark.parametrize("version", [(2, 1, 17), (2, 1, 47)])
 def test_a_clear_context_pair_stamped_out_of_order_is_one_approval(
     cli, plans_dir: Path, isolated_home: Path, version: tuple[int, int, int]
@@ -85,13 +97,7 @@ def test_a_chain_of_two_plans_on_one_slug_stands_on_the_text_the_file_holds(
     cli, plans_dir: Path, isolated_home: Path
 ) -> None:
     claude_dir = isolated_home / ".claude"
-    planning = Session(SESSION, start=STARTED, version=(2, 1, 47))
-    plan = planned(plans_dir, planning)
-    second = _continued(planning, planning.present(plan, PLAN), OTHER, PLAN, plan)
-    second.edit("/home/dev/project/src/cache.py")
-    # The implementing session plans again, into the same file, and is continued in turn.
-    second.plan_mode(plan, "plan_mode_reentry").write_plan(plan, SECOND_PLAN)
-    plan.write_text(SECOND_PLAN)
+    planning, second, plan = _second_plan_written(plans_dir)  # and it is continued in turn:
     third = _continued(second, second.present(plan, SECOND_PLAN), THIRD, SECOND_PLAN, plan)
     third.edit("/home/dev/project/src/invalidate.py")
     for session in (planning, second, third):
@@ -180,12 +186,7 @@ def test_the_second_plan_of_a_chain_not_yet_approved_is_not_done(
     # The first plan of the chain was implemented; the second, written over it in the
     # same file, was not presented yet: the approval of the first does not stand for it.
     claude_dir = isolated_home / ".claude"
-    planning = Session(SESSION, start=STARTED, version=(2, 1, 47))
-    plan = planned(plans_dir, planning)
-    second = _continued(planning, planning.present(plan, PLAN), OTHER, PLAN, plan)
-    second.edit("/home/dev/project/src/cache.py")
-    second.plan_mode(plan, "plan_mode_reentry").write_plan(plan, SECOND_PLAN)
-    plan.write_text(SECOND_PLAN)
+    planning, second, plan = _second_plan_written(plans_dir)
     second.clock += 60
     second.save(claude_dir)
     planning.save(claude_dir)
