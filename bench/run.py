@@ -302,6 +302,23 @@ def copy_corpus(source: Path, copy: Path) -> None:
             shutil.copy2(entry.path, copy / entry.name)
 
 
+def keep_last_weeks(kept: Path, archive_dir: Path, state_dir: Path, plans_dir: Path) -> None:
+    """The texts last week's run kept, back in the archive (texts linked: clarity never
+    writes into a kept text; records copied: it appends to them), and its stamps."""
+    from clarity.state import DirState
+
+    def link_or_copy(src: str, dst: str) -> None:
+        if src.endswith(".jsonl"):
+            shutil.copy2(src, dst)
+        else:
+            os.link(src, dst)
+
+    shutil.copytree(kept / "versions", archive_dir / "versions", copy_function=link_or_copy)
+    state = DirState.for_plans_dir(plans_dir, base=state_dir)
+    state.root.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(kept / "versions-seen.json", state.root / "versions-seen.json")
+
+
 def apply_figures(bench: Bench, count: int, repeat: int, kind: str) -> list[Figure]:
     """apply --rescan on a fresh copy of the corpus; for REPEAT, scanned once before (cron).
 
@@ -333,11 +350,24 @@ def apply_figures(bench: Bench, count: int, repeat: int, kind: str) -> list[Figu
 
     scan = clarity_command("scan", "--json", "--plans-dir", plans_dir, "--now", NOW.isoformat())
 
+    kept = bench.work / "apply" / "kept"
+    if kind == REPEAT:  # last week's run kept every live plan's text: this week's finds them
+        bench.fresh_home()
+        shutil.rmtree(archive_dir, ignore_errors=True)
+        copy_corpus(corpus, plans_dir)
+        bench.run(apply)
+        shutil.rmtree(kept, ignore_errors=True)
+        kept.mkdir(parents=True)
+        shutil.move(archive_dir / "versions", kept / "versions")
+        for seen in bench.state_dir.glob("clarity/dirs/*/versions-seen.json"):
+            shutil.copy2(seen, kept / "versions-seen.json")
+
     def clarity() -> float:
         bench.fresh_home()
         shutil.rmtree(archive_dir, ignore_errors=True)
         copy_corpus(corpus, plans_dir)
         if kind == REPEAT:  # last week's scan, of files that have not changed since
+            keep_last_weeks(kept, archive_dir, bench.state_dir / "clarity", plans_dir)
             settle()  # a new link moves a file's ctime: let the copy age first
             bench.run(scan)
             bench.check_cached("apply after a scan")

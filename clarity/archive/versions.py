@@ -9,7 +9,7 @@ A text is kept once per plan (its file is named by its sha256, so keeping a
 text kept already only reads it, however many versions there are), never
 overwritten and never deleted by clarity: it is written beside its final name,
 fsynced, then renamed to a name nothing has (a kill leaves at most a temp file in
-the hidden `.keeping/`, which the next keep removes), and only then recorded. A text whose record
+`versions/.keeping/`, which the next keep removes), and only then recorded. A text whose record
 a kill cut off is still listed, from its file (read_versions). Nothing here
 moves a plan or writes in the plans directory.
 """
@@ -34,6 +34,7 @@ from clarity.fsio import (
     NEW_FLAGS,
     READ_FLAGS,
     append_durably,
+    append_lines,
     cut_to,
     fsync_dir,
     read_regular,
@@ -171,7 +172,13 @@ def _copy_hashed(src_fd: int, out: int) -> tuple[str, int]:
 
 
 def keep_file(
-    archive_dir: Path, plan: str, source_path: Path, source: str, now: datetime
+    archive_dir: Path,
+    plan: str,
+    source_path: Path,
+    source: str,
+    now: datetime,
+    *,
+    durable: bool = True,
 ) -> Version | None:
     """Keep the text source_path holds as a version of plan, unless that text is kept
     already (None). Streams: a plan of any size costs memory of one chunk, and a text kept
@@ -186,12 +193,12 @@ def keep_file(
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(source_path))
         if _kept(folder, _hash(fd)) is not None:
             return None
-        folder.mkdir(parents=True, exist_ok=True)
+        temps = _temps(archive_dir)
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir()
         if stat.S_ISLNK(os.lstat(folder).st_mode):
             raise OSError(errno.ELOOP, "a link: clarity follows no link in the archive", folder)
-        (folder / _TEMPS).mkdir(exist_ok=True)
-        sweep_temps(folder / _TEMPS / "text")  # left by keepers a kill stopped
-        sha, size, final = _copy_in(fd, folder, info)
+        sha, size, final = _copy_in(fd, folder, temps, info, durable=durable)
     finally:
         os.close(fd)
     if final is None:
@@ -204,13 +211,25 @@ def keep_file(
         source,
         final,
     )
-    line = json.dumps(version.to_json(), ensure_ascii=True) + "\n"
-    append_durably(folder / MANIFEST, line.encode("ascii"))
+    line = (json.dumps(version.to_json(), ensure_ascii=True) + "\n").encode("ascii")
+    (append_durably if durable else append_lines)(folder / MANIFEST, line)
     return version
 
 
-_TEMPS = ".keeping"  # a text is written as `.keeping/.text.<pid>.tmp` first (a small
-# folder of its own, so that sweeping what a kill left never lists every version)
+_TEMPS = ".keeping"  # a text is written as `versions/.keeping/.text.<pid>.tmp` first (a
+# small folder of its own, so that sweeping what a kill left never lists every version)
+_swept: set[Path] = set()  # archives whose temps this process swept already
+
+
+def _temps(archive_dir: Path) -> Path:
+    """The archive's folder of texts being kept, made if need be; what a kill left in it
+    removed, once a process."""
+    temps = archive_dir / VERSIONS / _TEMPS
+    if temps not in _swept or not os.path.isdir(temps):
+        temps.mkdir(parents=True, exist_ok=True)
+        sweep_temps(temps / "text")
+        _swept.add(temps)
+    return temps
 
 
 def _kept(folder: Path, sha: str) -> Path | None:
@@ -230,17 +249,20 @@ def _names(folder: Path, sha: str) -> Iterator[Path]:
         yield folder / f"{sha[:12]}.{number}.md"
 
 
-def _copy_in(fd: int, folder: Path, info: os.stat_result) -> tuple[str, int, Path | None]:
+def _copy_in(
+    fd: int, folder: Path, temps: Path, info: os.stat_result, *, durable: bool
+) -> tuple[str, int, Path | None]:
     """The file's bytes as a new file in folder: (sha256, size, its path; None if that
     text is kept already). A temp file first, renamed to a name nothing has."""
-    temp = folder / _TEMPS / f".text.{os.getpid()}.tmp"
+    temp = temps / f".text.{os.getpid()}.tmp"
     with contextlib.suppress(FileNotFoundError):
         temp.unlink()  # left by a killed process that had this pid
     try:
         out = os.open(temp, NEW_FLAGS, 0o644)
         try:
             sha, size = _copy_hashed(fd, out)
-            os.fsync(out)
+            if durable:
+                os.fsync(out)
         finally:
             os.close(out)
         if _kept(folder, sha) is not None:
@@ -251,7 +273,8 @@ def _copy_in(fd: int, folder: Path, info: os.stat_result) -> tuple[str, int, Pat
                 rename_noreplace(temp, final)
             except FileExistsError:
                 continue  # another text whose sha256 begins alike
-            fsync_dir(folder)
+            if durable:
+                fsync_dir(folder)
             return sha, size, final
         raise OSError(errno.EEXIST, "no free name for this text", os.fspath(folder))
     finally:

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from clarity.archive.versions import BEFORE_CLEANUP, SEEN, keep_file
-from clarity.fsio import read_regular, write_atomic
+from clarity.fsio import read_regular, sync_filesystem, write_atomic
 from clarity.plans.reader import is_plan_name
 from clarity.state import DirState
 
@@ -105,9 +105,8 @@ def keep_live_plans(
             done.left += 1
             continue
         try:
-            version = keep_file(
-                archive_dir, name, plans_dir / name, BEFORE_CLEANUP if near else SEEN, now
-            )
+            source = BEFORE_CLEANUP if near else SEEN
+            version = keep_file(archive_dir, name, plans_dir / name, source, now, durable=False)
         except OSError as error:
             done.problems.append(
                 f"the text of {name} was not kept ({error.strerror or error}); "
@@ -120,6 +119,12 @@ def keep_live_plans(
             done.kept.append(name)
             if near:
                 done.near_cleanup.append(name)
+    if done.kept:
+        try:  # the texts on disk, every one, before the stamps say they are kept
+            sync_filesystem(archive_dir)
+        except OSError as error:
+            done.problems.append(f"the texts kept may not be on disk yet: {error}")
+            return done
     if changed:
         present = {entry.name for entry in entries}
         data = {name: list(value) for name, value in seen.items() if name in present}

@@ -132,7 +132,7 @@ def test_a_kill_while_keeping_loses_nothing_and_the_next_run_finishes(
     assert [v["sha256"] for v in listed["versions"]] == [
         __import__("hashlib").sha256(FIRST.encode()).hexdigest()
     ]
-    assert list((_versions(plans_dir) / ".keeping").iterdir()) == []  # the kill's temp swept
+    assert list((_versions(plans_dir).parent / ".keeping").iterdir()) == []  # its temp swept
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="uses RLIMIT_FSIZE")
