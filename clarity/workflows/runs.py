@@ -191,7 +191,9 @@ def _with_texts_kept(
         now,
         cleanup_days=None if retention is None else retention.days,
     )
-    lines = list(kept.problems)
+    lines = kept.problems[:3]
+    if len(kept.problems) > 3:  # one cause (a read-only archive) says the same for each plan
+        lines.append(f"... and {len(kept.problems) - 3} more texts not kept, for now")
     if kept.kept:
         where = settings.archive_dir / "versions"
         lines.append(f"kept {len(kept.kept)} new plan text(s) in {where}")

@@ -197,3 +197,31 @@ def test_what_the_kept_versions_take_is_shown(plans_dir: Path) -> None:
     assert run_process("config", *dirs, "--json").json()["versions"] == taken
     said = run_process("archived", *dirs).stderr
     assert f"2 kept text(s) of 1 plan(s) take {len(FIRST) + len(SECOND)} B in" in said
+
+
+def test_an_archive_that_takes_no_text_says_so_in_a_few_lines(plans_dir: Path) -> None:
+    # A read-only archive: each plan would say the same; the run says it three times and
+    # counts the rest, and moves on.
+    plans = {f"live-{n}.md": Plan(f"# Live {n}\n", 3) for n in range(6)}
+    make_files(plans_dir, plans)
+    archive = plans_dir.parent / "plans-archive"
+    archive.mkdir()
+    archive.chmod(0o555)
+    try:
+        ran = run_process(
+            "apply",
+            "--rescan",
+            "--yes",
+            "--now",
+            NOW_ISO,
+            "--plans-dir",
+            str(plans_dir),
+            unprivileged=True,
+        )
+    finally:
+        archive.chmod(0o755)
+    assert ran.exit_code == 0, ran.stdout + ran.stderr
+    said = [line for line in (ran.stdout + ran.stderr).splitlines() if "not kept" in line]
+    assert len(said) == 4, ran.stdout + ran.stderr
+    assert said[-1] == "... and 3 more texts not kept, for now"
+    assert sorted(p.name for p in plans_dir.iterdir()) == sorted(plans)
