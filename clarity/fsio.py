@@ -137,6 +137,14 @@ def append_durably(path: Path, data: bytes) -> None:
     A line a kill tore is ended first, so the new lines stay whole; a write that fails
     (a full disk) leaves the file as it was.
     """
+    append_lines(path, data, durable=True)
+    fsync_dir(path.parent)
+
+
+def append_lines(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Append whole lines to a log (never through a link); durable: on disk before
+    returning, else for a batch made durable at once (sync_filesystem). A line a kill
+    tore is ended first; a write that fails (a full disk) leaves the file as it was."""
     fd = os.open(path, (APPEND_FLAGS & ~os.O_WRONLY) | os.O_RDWR, 0o644)  # reads its last byte
     try:
         info = os.fstat(fd)
@@ -146,17 +154,18 @@ def append_durably(path: Path, data: bytes) -> None:
             data = b"\n" + data
         try:
             write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         except OSError:
             # Whole lines or none: a write a full disk cut short is taken back (shrinking
             # needs no room), so no torn line is left for readers to stumble on.
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, info.st_size)
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
             raise
     finally:
         os.close(fd)
-    fsync_dir(path.parent)
 
 
 def sync_filesystem(folder: Path) -> None:
@@ -171,26 +180,6 @@ def sync_filesystem(folder: Path) -> None:
             if libc.syncfs(fd) == 0:
                 return
         os.sync()
-    finally:
-        os.close(fd)
-
-
-def append_lines(path: Path, data: bytes) -> None:
-    """Append whole lines to a log (never through a link), without waiting for the disk:
-    for a batch made durable at once (sync_filesystem). A line a kill tore is ended first."""
-    fd = os.open(path, (APPEND_FLAGS & ~os.O_WRONLY) | os.O_RDWR, 0o644)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        if info.st_size and os.pread(fd, 1, info.st_size - 1) != b"\n":
-            data = b"\n" + data
-        try:
-            write_all(fd, data)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, info.st_size)  # whole lines or none
-            raise
     finally:
         os.close(fd)
 

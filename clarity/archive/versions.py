@@ -225,7 +225,7 @@ def _temps(archive_dir: Path) -> Path:
     """The archive's folder of texts being kept, made if need be; what a kill left in it
     removed, once a process."""
     temps = archive_dir / VERSIONS / _TEMPS
-    if temps not in _swept or not os.path.isdir(temps):
+    if temps not in _swept or not temps.is_dir():
         temps.mkdir(parents=True, exist_ok=True)
         sweep_temps(temps / "text")
         _swept.add(temps)
