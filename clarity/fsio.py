@@ -13,7 +13,7 @@ import hashlib
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _PORTABLE = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -209,6 +209,36 @@ def read_regular(path: Path, limit: int | None = None, *, follow: bool = False) 
             return data
     finally:
         os.close(fd)
+
+
+CHUNK = 1024 * 1024
+
+
+def chunks(fd: int) -> Iterator[bytes]:
+    """What the file behind fd holds now, from its start, read through fd (it may have no
+    name left), a chunk at a time."""
+    offset = 0
+    while chunk := os.pread(fd, CHUNK, offset):
+        offset += len(chunk)
+        yield chunk
+
+
+def hash_fd(fd: int) -> str:
+    """sha256 of what the file behind fd holds now."""
+    digest = hashlib.sha256()
+    for chunk in chunks(fd):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def copy_hashed(src_fd: int, out: int) -> tuple[str, int]:
+    """Copy what src_fd's file holds into out; the sha256 and size of what was copied."""
+    digest, size = hashlib.sha256(), 0
+    for chunk in chunks(src_fd):
+        digest.update(chunk)
+        write_all(out, chunk)
+        size += len(chunk)
+    return digest.hexdigest(), size
 
 
 def hash_file(path: Path) -> str:

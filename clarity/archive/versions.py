@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import stat
@@ -35,17 +34,17 @@ from clarity.fsio import (
     READ_FLAGS,
     append_durably,
     append_lines,
+    copy_hashed,
     cut_to,
     fsync_dir,
+    hash_fd,
     read_regular,
     rename_noreplace,
     sweep_temps,
-    write_all,
 )
 
 VERSIONS = "versions"
 MANIFEST = "versions.jsonl"
-CHUNK = 1024 * 1024
 _MANIFEST_MOST = 64 * 1024 * 1024  # past this a manifest is not one clarity wrote
 
 # Where a version came from, as history says it.
@@ -144,7 +143,7 @@ def _unrecorded(folder: Path, recorded: set[str]) -> list[Version]:
             fd = os.open(path, READ_FLAGS)
             try:
                 info = os.fstat(fd)
-                sha = _hash(fd)
+                sha = hash_fd(fd)
             finally:
                 os.close(fd)
         except OSError:
@@ -159,16 +158,6 @@ def _mtime_ns(record: dict[str, Any]) -> int:
     if type(value) is not int:
         raise validate.Damaged("mtime_ns is not a whole number")
     return value
-
-
-def _copy_hashed(src_fd: int, out: int) -> tuple[str, int]:
-    digest, size, offset = hashlib.sha256(), 0, 0
-    while chunk := os.pread(src_fd, CHUNK, offset):
-        offset += len(chunk)
-        digest.update(chunk)
-        write_all(out, chunk)
-        size += len(chunk)
-    return digest.hexdigest(), size
 
 
 def keep_file(
@@ -191,7 +180,7 @@ def keep_file(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", os.fspath(source_path))
-        if _kept(folder, _hash(fd)) is not None:
+        if _kept(folder, hash_fd(fd)) is not None:
             return None
         temps = _temps(archive_dir)
         with contextlib.suppress(FileExistsError):
@@ -260,7 +249,7 @@ def _copy_in(
     try:
         out = os.open(temp, NEW_FLAGS, 0o644)
         try:
-            sha, size = _copy_hashed(fd, out)
+            sha, size = copy_hashed(fd, out)
             if durable:
                 os.fsync(out)
         finally:
@@ -282,21 +271,13 @@ def _copy_in(
             temp.unlink()
 
 
-def _hash(fd: int) -> str:
-    digest, offset = hashlib.sha256(), 0
-    while chunk := os.pread(fd, CHUNK, offset):
-        offset += len(chunk)
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _holds(path: Path, sha: str) -> bool:
     try:
         fd = os.open(path, READ_FLAGS)
     except OSError:
         return False
     try:
-        return _hash(fd) == sha
+        return hash_fd(fd) == sha
     finally:
         os.close(fd)
 

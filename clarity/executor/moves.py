@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 from collections.abc import Iterator
@@ -26,8 +25,11 @@ from clarity.executor.alone import InUse, Lease, held_alone
 from clarity.fsio import (
     NEW_FLAGS,
     READ_FLAGS,
+    chunks,
     claim_path,
+    copy_hashed,
     fsync_dir,
+    hash_fd,
     hash_file,
     partial_path,
     write_all,
@@ -35,8 +37,6 @@ from clarity.fsio import (
 
 if TYPE_CHECKING:
     from clarity.executor.records import Intent
-
-CHUNK = 1024 * 1024
 
 
 class ChangedWhileMoving(OSError):
@@ -86,31 +86,13 @@ def _copy(src_fd: int, partial: Path) -> tuple[str, os.stat_result]:
     info = os.fstat(src_fd)
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EINVAL, "not a regular file")
-    digest = hashlib.sha256()
     out = os.open(partial, NEW_FLAGS, 0o600)
     try:
-        for chunk in _chunks(src_fd):
-            digest.update(chunk)
-            write_all(out, chunk)
+        digest, _ = copy_hashed(src_fd, out)
         os.fsync(out)
     finally:
         os.close(out)
-    return digest.hexdigest(), info
-
-
-def _chunks(fd: int) -> Iterator[bytes]:
-    """What the file behind fd holds now, read through fd (it may have no name left)."""
-    offset = 0
-    while chunk := os.pread(fd, CHUNK, offset):
-        offset += len(chunk)
-        yield chunk
-
-
-def _hash_fd(fd: int) -> str:
-    digest = hashlib.sha256()
-    for chunk in _chunks(fd):
-        digest.update(chunk)
-    return digest.hexdigest()
+    return digest, info
 
 
 def _copy_then_unlink(src: Path, dst: Path, sha256: str | None) -> None:
@@ -183,7 +165,7 @@ def _check_unchanged(fd: int, claim: Path, digest: str, info: os.stat_result, le
     if lease.wanted():
         raise InUse  # another program is opening it: it stays, for that program
     now = os.fstat(fd)
-    if not _same_state(now, info) or (not lease.held and _hash_fd(fd) != digest):
+    if not _same_state(now, info) or (not lease.held and hash_fd(fd) != digest):
         raise ChangedWhileMoving(errno.EAGAIN, CHANGED)
     named = os.lstat(claim)
     if (named.st_dev, named.st_ino) != (now.st_dev, now.st_ino):
@@ -194,7 +176,7 @@ def _check_after_unlink(fd: int, src: Path, dst: Path, digest: str, info: os.sta
     """Without a lease, a program that had the file open may have written between the
     check and the unlink: its bytes are still readable through fd, and go back to the
     source's folder as a new file (the copy is taken back: it is the older text)."""
-    if _hash_fd(fd) == digest:
+    if hash_fd(fd) == digest:
         return
     now = os.fstat(fd)
     back = _write_new(src, fd, stat.S_IMODE(info.st_mode), now.st_mtime_ns)
@@ -220,7 +202,7 @@ def _write_new(src: Path, fd: int, mode: int, mtime_ns: int) -> Path:
         except FileExistsError:
             continue
         try:
-            for chunk in _chunks(fd):
+            for chunk in chunks(fd):
                 write_all(out, chunk)
             os.utime(out, ns=(mtime_ns, mtime_ns))
             os.fsync(out)
