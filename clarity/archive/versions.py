@@ -68,7 +68,7 @@ class Version:
             "sha256": self.sha256,
             "size": self.size,
             "kept_at": self.kept_at,
-            "mtime": _iso(self.mtime_ns),
+            "mtime": iso_moment(self.mtime_ns),
             "mtime_ns": self.mtime_ns,
             "source": self.source,
             "file": self.path.name,
@@ -81,7 +81,7 @@ def folder_of(archive_dir: Path, plan: str) -> Path:
     return archive_dir / VERSIONS / cut_to(stem, NAME_MAX - 16)
 
 
-def _iso(moment_ns: int) -> str | None:
+def iso_moment(moment_ns: int) -> str | None:
     try:
         return datetime.fromtimestamp(moment_ns / 1e9, UTC).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError):

@@ -164,12 +164,13 @@ def restore(
 def _show_version(settings: Settings, name: str, number: int, json_output: bool) -> None:
     from clarity.workflows.versions import plan_history, text_of
 
-    text, data = text_of(plan_history(settings, name), number)
+    found = plan_history(settings, name)
+    text, data = text_of(found, number)
     if json_output:
         from clarity.render.history_report import history_document
         from clarity.render.output import send_json
 
-        document = history_document(plan_history(settings, name))
+        document = history_document(found)
         send_json({**document, "version": text.number, "text": data.decode("utf-8", "replace")})
     elif sys.stdout.isatty():
         from clarity.render.console import plain_console

@@ -11,17 +11,17 @@ yet (scan writes nothing), it is listed last, as "in the plans dir now".
 from __future__ import annotations
 
 import difflib
-import hashlib
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from clarity.archive.layout import NotOurs, archived_path, read_index_lines
-from clarity.archive.versions import read_versions
+from clarity.archive.versions import iso_moment, read_versions
 from clarity.config import Settings
 from clarity.errors import ClarityError
-from clarity.fsio import read_regular
+from clarity.fsio import READ_FLAGS, hash_fd, read_regular
 from clarity.plans.reader import is_plan_name
 
 TEXT_MOST = 256 * 1024 * 1024  # a text bigger than this is not shown whole (diff, show)
@@ -57,12 +57,22 @@ def plan_name(value: str) -> str:
     return name
 
 
-def _sha(path: Path) -> tuple[str, int] | None:
+def _now_in(path: Path) -> tuple[str, int, int] | None:
+    """(sha256, size, mtime_ns) of the plan file there now, read once, streamed; None if
+    there is none (or it is not a regular file: clarity follows no link)."""
     try:
-        data = read_regular(path, TEXT_MOST)
+        fd = os.open(path, READ_FLAGS)
     except OSError:
         return None
-    return hashlib.sha256(data).hexdigest(), len(data)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return hash_fd(fd), info.st_size, info.st_mtime_ns
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _archived(archive_dir: Path, name: str) -> Iterator[tuple[str, str, int, str, Path]]:
@@ -102,10 +112,10 @@ def plan_history(settings: Settings, value: str) -> History:
             seen.add(sha)
             rows.append((archived_at, size, sha, f"archived {archived_at[:10]}", path))
     live = settings.plans_dir / name
-    now = _sha(live)
+    now = _now_in(live)
     where = "live" if now is not None else "archived" if archived else "gone"
     if now is not None and now[0] not in seen:
-        moment = datetime.fromtimestamp(live.stat().st_mtime, UTC).isoformat(timespec="seconds")
+        moment = iso_moment(now[2]) or "year > 9999"  # a date no calendar here shows
         rows.append((moment, now[1], now[0], "in the plans dir now (not kept yet)", live))
     if not rows:
         raise ClarityError(

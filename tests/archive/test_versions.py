@@ -225,3 +225,27 @@ def test_an_archive_that_takes_no_text_says_so_in_a_few_lines(plans_dir: Path) -
     assert len(said) == 4, ran.stdout + ran.stderr
     assert said[-1] == "... and 3 more texts not kept, for now"
     assert sorted(p.name for p in plans_dir.iterdir()) == sorted(plans)
+
+
+def test_hostile_texts_are_shown_escaped_and_a_far_future_date_is_no_error(
+    plans_dir: Path, other_filesystem: Path
+) -> None:
+    # Plan text is untrusted: an escape sequence, markup, a 10 MB line. And an mtime no
+    # calendar shows (tmpfs keeps it; ext4 would not).
+    import os
+
+    plans = other_filesystem / "plans"
+    plans.mkdir()
+    dirs = ("--plans-dir", str(plans))
+    hostile = "# Plan\x1b[2J\n\n<script>alert(1)</script> <img src=x onerror=alert(1)>\n"
+    (plans / "cache.md").write_text(hostile)
+    _weekly(plans)
+    (plans / "cache.md").write_text(hostile + "x" * 10_000_000 + "\n")
+    os.utime(plans / "cache.md", ns=(10**21, 10**21))  # past year 9999
+    listed = run_process("history", "cache", *dirs)
+    assert listed.exit_code == 0, listed.stderr
+    assert "  year > 9999  " in listed.stdout
+    changes = run_process("diff", "cache", *dirs)
+    assert changes.exit_code == 0, changes.stderr
+    assert "\x1b" not in changes.stdout and "\\x1b[2J" in changes.stdout
+    assert "+" + "x" * 1000 in changes.stdout
