@@ -316,7 +316,13 @@ def keep_last_weeks(kept: Path, archive_dir: Path, state_dir: Path, plans_dir: P
     shutil.copytree(kept / "versions", archive_dir / "versions", copy_function=link_or_copy)
     state = DirState.for_plans_dir(plans_dir, base=state_dir)
     state.root.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(kept / "versions-seen.json", state.root / "versions-seen.json")
+    # Last week's stamps, of these very files: the bench's new links moved their ctime,
+    # which a week of Claude Code not touching them would not.
+    seen = json.loads((kept / "versions-seen.json").read_text(encoding="utf-8"))
+    for name in seen:
+        info = (plans_dir / name).stat()
+        seen[name] = [info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns]
+    (state.root / "versions-seen.json").write_text(json.dumps(seen), encoding="utf-8")
 
 
 def apply_figures(bench: Bench, count: int, repeat: int, kind: str) -> list[Figure]:

@@ -2,7 +2,7 @@
 writes anything (apply, archive, the weekly run, the session-start hook).
 
 Each plan in the plans dir whose file changed since the text last kept of it
-(by size, mtime and inode: a file unchanged is not read) has its text kept as a
+(by size, mtime, inode and ctime: a file unchanged is not read) has its text kept as a
 version in the archive (archive/versions.py), unless that text is kept already.
 A plan within `keep_days` of Claude Code's cleanup is marked so: once Claude
 Code deletes it, `clarity archived` lists it as kept. The live files are only
@@ -41,7 +41,9 @@ class Kept:
     problems: list[str] = field(default_factory=list)
 
 
-Stamp = tuple[int, int, int]  # size, mtime_ns, inode
+# size, mtime_ns, inode, ctime_ns: a same-size write whose mtime was put back (cp -p,
+# rsync --inplace -t) still moves the ctime, which no one can set
+Stamp = tuple[int, int, int, int]
 
 
 def _load_seen(state: DirState) -> dict[str, Stamp]:
@@ -52,8 +54,8 @@ def _load_seen(state: DirState) -> dict[str, Stamp]:
     seen: dict[str, Stamp] = {}
     if isinstance(data, dict):
         for name, value in data.items():
-            if isinstance(value, list) and len(value) == 3 and all(type(v) is int for v in value):
-                seen[name] = (value[0], value[1], value[2])
+            if isinstance(value, list) and len(value) == 4 and all(type(v) is int for v in value):
+                seen[name] = (value[0], value[1], value[2], value[3])
     return seen
 
 
@@ -94,7 +96,7 @@ def keep_live_plans(
             continue
         if not stat.S_ISREG(info.st_mode):
             continue
-        stamp = (info.st_size, info.st_mtime_ns, info.st_ino)
+        stamp = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
         if seen.get(name) == stamp:
             continue
         age_days = (moment - info.st_mtime_ns / 1e9) / 86400

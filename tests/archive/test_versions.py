@@ -249,3 +249,20 @@ def test_hostile_texts_are_shown_escaped_and_a_far_future_date_is_no_error(
     assert changes.exit_code == 0, changes.stderr
     assert "\x1b" not in changes.stdout and "\\x1b[2J" in changes.stdout
     assert "+" + "x" * 1000 in changes.stdout
+
+
+def test_a_same_size_edit_with_its_mtime_put_back_is_kept(plans_dir: Path) -> None:
+    # `cp -p`, `rsync --inplace -t`: other bytes, the same size, the old mtime.
+    import os
+
+    plan = plans_dir / "cache.md"
+    make_files(plans_dir, {"cache.md": Plan(FIRST, 3)})
+    _weekly(plans_dir)
+    before = plan.stat()
+    with plan.open("r+") as stream:
+        stream.write(FIRST.replace("slow", "SLOW"))  # same size, in place: same inode
+    os.utime(plan, ns=(before.st_atime_ns, before.st_mtime_ns))
+    _weekly(plans_dir)
+    listed = run_process("history", "cache", "--plans-dir", str(plans_dir), "--json").json()
+    assert [v["current"] for v in listed["versions"]] == [False, True]
+    assert [v["source"] for v in listed["versions"]] == ["seen in the plans dir"] * 2
