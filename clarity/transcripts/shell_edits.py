@@ -3,8 +3,8 @@
 
 - Files edited in place: `sed -i`, `perl -i`.
 - Files written: `mv` and `git mv` (the destination), a heredoc sent into a file
-  (`cat > f <<EOF`, `tee f <<EOF`), and a script fed by a heredoc or `-c` that
-  opens a file it names for writing (`open('/abs/f', 'w')`, `Path('f').write_text`).
+  (`cat > f <<EOF`, `tee f <<EOF`), and a script fed by a heredoc that opens a
+  file it names for writing (`open('/abs/f', 'w')`, `Path('f').write_text`).
 - Changes through git: `git commit` (its answer must show the commit made) and
   `git apply`/`git am`.
 
@@ -145,8 +145,7 @@ def shell_work(command: object, cwd: object) -> ShellWork:
             found += _in_place(words[0], words[1:]) + _moved_to(words)
             if fed:
                 found += _redirected_to(words)
-    scripts = [*bodies, command] if bodies else []
-    for script in scripts:
+    for script in bodies:
         for match in _WRITES_IN_SCRIPT.finditer(script):
             found.append(match.group(2) or match.group(5))
     git = [
