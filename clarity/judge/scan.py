@@ -58,11 +58,18 @@ _PROJECT_FILES = (
 )
 
 
+def project_signs(plans_dir: Path) -> list[str]:
+    """What makes a folder plainly a project's (.git, or two of README, CHANGELOG...);
+    none for a plans directory."""
+    found = [name for name in (".git", *_PROJECT_FILES) if os.path.lexists(plans_dir / name)]
+    return found if ".git" in found or len(found) >= 2 else []
+
+
 def check_not_a_project(plans_dir: Path, source: str) -> None:
     """Refuse to move plans out of a folder that is plainly a project's (an empty or
     mistaken --plans-dir, `.`): its README, CHANGELOG and design notes are no plans."""
-    found = [name for name in (".git", *_PROJECT_FILES) if os.path.lexists(plans_dir / name)]
-    if ".git" in found or len(found) >= 2:
+    found = project_signs(plans_dir)
+    if found:
         raise ClarityError(
             f"{plans_dir} (from {source}) holds {' and '.join(found[:3])}: it looks like a "
             "project, not a plans directory, so apply moves nothing there; check --plans-dir, "

@@ -40,6 +40,7 @@ from clarity.judge.scan import (
     check_plans_dir,
     current_plan_names,
     live_sessions,
+    project_signs,
     scan,
     scan_and_propose,
 )
@@ -173,16 +174,18 @@ def run_apply(
         )
         if any(declined):  # the person said no: clarity writes nothing at all
             return report
-        return _with_texts_kept(report, settings, state, now)
+        return _with_texts_kept(report, settings, state, now, trusted=True)
 
 
 def _with_texts_kept(
-    report: RunReport, settings: Settings, state: DirState, now: datetime
+    report: RunReport, settings: Settings, state: DirState, now: datetime, *, trusted: bool
 ) -> RunReport:
     """The run's report, and what the keeping pass that follows every writing run did:
     each live plan's text, if it changed since, kept as a version (SPEC 6.1)."""
     from clarity.workflows.keeping import keep_live_plans
 
+    if not trusted and project_signs(settings.plans_dir):  # a hand archive in a project:
+        return report  # its README and notes are no plans to keep
     retention = settings.retention
     kept = keep_live_plans(
         state,
@@ -308,7 +311,7 @@ def run_archive(
         report = dataclasses.replace(
             report, notes=(*notes, *report.notes), agent=usage, dir_options=dir_options(settings)
         )
-        return _with_texts_kept(report, settings, state, now)
+        return _with_texts_kept(report, settings, state, now, trusted=False)
 
 
 def _advisor(settings: Settings) -> Advisor | None:

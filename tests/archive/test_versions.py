@@ -266,3 +266,16 @@ def test_a_same_size_edit_with_its_mtime_put_back_is_kept(plans_dir: Path) -> No
     listed = run_process("history", "cache", "--plans-dir", str(plans_dir), "--json").json()
     assert [v["current"] for v in listed["versions"]] == [False, True]
     assert [v["source"] for v in listed["versions"]] == ["seen in the plans dir"] * 2
+
+
+def test_a_hand_archive_in_a_project_folder_keeps_none_of_its_files(plans_dir: Path) -> None:
+    # `clarity archive` takes no --trust-plans-dir: pointed at a project (a mistaken
+    # --plans-dir), it archives the plan named, and copies none of the project's notes.
+    project = plans_dir.parent / "project"
+    make_files(project, {"README.md": Plan("# Readme\n", 3), "notes.md": Plan("# Notes\n", 3)})
+    (project / ".git").mkdir()
+    (project / "plan.md").write_text("# A plan\n")
+    ran = run_process("archive", "plan.md", "--plans-dir", str(project), "--yes")
+    assert ran.exit_code == 0, ran.stdout + ran.stderr
+    assert not (project / "plan.md").exists()
+    assert not (project.parent / "project-archive" / "versions").exists()
