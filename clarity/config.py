@@ -41,6 +41,7 @@ DEFAULT_MARKERS: tuple[str, ...] = (
 
 _DEFAULTS = Thresholds()
 PROTECT_HOURS = 24.0  # a plan a Claude Code session used this recently is kept (SPEC 9)
+KEEP_DAYS = 7.0  # a plan this close to Claude Code's cleanup has its text kept (SPEC 6.1)
 
 
 def _duration(unit: str) -> Callable[[Any], float]:
@@ -163,6 +164,7 @@ KEYS: dict[str, _Key] = {
         _Key("dormant_days", _days, _number_text),
         _Key("markers", _markers, lambda text: text.split(",")),
         _Key("protect_hours", _hours, _number_text),
+        _Key("keep_days", _days, _number_text),
         _Key("agent", _flag, _flag_text),
         _Key("agent_model", _model, str),
         _Key("agent_budget", _positive, _number_text),
@@ -196,6 +198,7 @@ class Settings(NamedTuple):
     agent: AgentSettings = AgentSettings()
     protect_hours: float = PROTECT_HOURS
     retention: Retention | None = None  # Claude Code's cleanup of the plans dir, if it has one
+    keep_days: float = KEEP_DAYS
 
     def values(self) -> dict[str, Any]:
         return {
@@ -206,6 +209,7 @@ class Settings(NamedTuple):
             "dormant_days": self.thresholds.dormant_days,
             "markers": list(self.markers),
             "protect_hours": self.protect_hours,
+            "keep_days": self.keep_days,
             "agent": self.agent.enabled,
             "agent_model": self.agent.model,
             "agent_budget": self.agent.budget,
@@ -296,6 +300,7 @@ def load_settings(
         protect_hours=values.get("protect_hours", PROTECT_HOURS),
         claude_dir=claude_dir,
         retention=claude_retention(claude, claude_dir, values["plans_dir"]),
+        keep_days=values.get("keep_days", KEEP_DAYS),
         agent=AgentSettings(
             enabled=values.get("agent", _AGENT.enabled),
             model=values.get("agent_model", _AGENT.model),

@@ -236,6 +236,7 @@ def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) ->
         "dormant_days",
         "markers",
         "protect_hours",
+        "keep_days",
         "agent",
         "agent_model",
         "agent_budget",
@@ -247,6 +248,7 @@ def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) ->
     assert entries["dormant_days"] == {"value": 30.0, "source": f"config {path}"}
     assert entries["stale_bytes"] == {"value": 100, "source": "option --stale-bytes"}
     assert entries["stale_days"] == {"value": 7.0, "source": "default"}
+    assert entries["keep_days"] == {"value": 7.0, "source": "default"}
     assert entries["markers"]["value"] == list(DEFAULT_MARKERS)
 
 

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from clarity.archive.kept import KeptPlan, kept_gone
 from clarity.archive.layout import NotOurs, archived_path, read_index_lines
 from clarity.errors import ClarityError
 
@@ -78,6 +79,7 @@ class Shelf:
     plans: tuple[ArchivedPlan, ...]
     total: int  # plans in the archive, matched or not
     notes: tuple[str, ...] = ()
+    kept: tuple[KeptPlan, ...] = ()  # deleted by Claude Code, their text kept (matched or not)
 
 
 def _index(archive_dir: Path) -> tuple[list[ArchivedPlan], list[str]]:
@@ -137,9 +139,11 @@ def list_archived(
     archive_dir: Path,
     query: str | None = None,
     text_matches: Callable[[str], set[str] | None] | None = None,
+    plans_dir: Path | None = None,
 ) -> Shelf:
     """The archive's plans, newest first (those that match the query, if one is given;
-    text_matches: the search index, asked which plans' text holds it)."""
+    text_matches: the search index, asked which plans' text holds it); with plans_dir,
+    the plans Claude Code deleted from it whose text clarity kept, too."""
     if not os.path.lexists(archive_dir):
         note = f"no archive yet at {archive_dir}: clarity apply and clarity archive put plans there"
         return Shelf(archive_dir, query, (), 0, (note,))
@@ -147,6 +151,10 @@ def list_archived(
         raise ClarityError(f"the archive {archive_dir} is not a folder; point --archive-dir at it")
     plans, notes = _index(archive_dir)
     total = len(plans)
+    kept: list[KeptPlan] = []
+    if plans_dir is not None:
+        archived = {found.name for plan in plans for found in _files(plan)}
+        kept = kept_gone(archive_dir, plans_dir, archived, query)
     wanted = (query or "").strip().casefold()
     if wanted:
         in_text = text_matches(wanted) if text_matches is not None and plans else None
@@ -157,7 +165,7 @@ def list_archived(
                 matched.append(ArchivedPlan(plan.record, archive_dir, where))
         plans = matched
     plans.sort(key=_newest_first)
-    return Shelf(archive_dir, query, tuple(plans), total, tuple(notes))
+    return Shelf(archive_dir, query, tuple(plans), total, tuple(notes), tuple(kept))
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +231,17 @@ def find_archived(archive_dir: Path, value: str) -> Found:
             f"name one by its path, e.g. {matches[0].relative}"
         )
     return matches[0]
+
+
+def kept_named(archive_dir: Path, plans_dir: Path, value: str) -> KeptPlan | None:
+    """The plan a person named (foo or foo.md), if Claude Code deleted it from plans_dir and
+    clarity kept its text, and the archive holds no plan of that name; else None."""
+    text = value.strip()
+    name = text if text.endswith(".md") else f"{text}.md"
+    if not text or "/" in text:
+        return None
+    kept = list_archived(archive_dir, plans_dir=plans_dir).kept
+    return next((plan for plan in kept if plan.name == name), None)
 
 
 def read_archived(found: Found) -> bytes:

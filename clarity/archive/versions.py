@@ -88,37 +88,96 @@ def iso_moment(moment_ns: int) -> str | None:
         return None  # a date no calendar here can show (year 36812): mtime_ns keeps it
 
 
-def read_versions(archive_dir: Path, plan: str) -> list[Version]:
-    """The plan's kept texts, oldest first; none if it has none (or its record is not
-    clarity's: a damaged line is passed over, and a file is never lost for it)."""
-    folder = folder_of(archive_dir, plan)
+def _records(folder: Path) -> list[Version]:
+    """Every record of the folder's manifest, in order (a text may have several: it was
+    seen, then marked as kept before Claude Code's cleanup); a damaged line is passed over."""
     try:
         data = read_regular(folder / MANIFEST, _MANIFEST_MOST)
     except OSError:
         return []
     found: list[Version] = []
-    seen: set[str] = set()
     for raw in data.splitlines():
         try:
             record = validate.record(json.loads(raw))
-            sha = validate.sha256(record)
             name = validate.text(record, "file")
             if "/" in name or name.startswith("."):
                 raise validate.Damaged("file is not a name in the folder")
-            version = Version(
-                sha,
-                validate.count(record, "size"),
-                validate.text(record, "kept_at"),
-                _mtime_ns(record),
-                validate.text(record, "source"),
-                folder / name,
+            found.append(
+                Version(
+                    validate.sha256(record),
+                    validate.count(record, "size"),
+                    validate.text(record, "kept_at"),
+                    _mtime_ns(record),
+                    validate.text(record, "source"),
+                    folder / name,
+                )
             )
         except (ValueError, RecursionError):
             continue
-        if sha not in seen:
-            seen.add(sha)
+    return found
+
+
+def read_versions(archive_dir: Path, plan: str) -> list[Version]:
+    """The plan's kept texts, oldest first (by the text's own date: the file's mtime when
+    it was kept, or when a session carried it), each once; none if it has none (or its
+    record is not clarity's: a damaged line is passed over, and a file is never lost)."""
+    folder = folder_of(archive_dir, plan)
+    found: list[Version] = []
+    seen: set[str] = set()
+    for version in _records(folder):
+        if version.sha256 not in seen:
+            seen.add(version.sha256)
             found.append(version)
+    found.sort(key=lambda version: version.mtime_ns)  # stable: kept order breaks a tie
     return found + _unrecorded(folder, {version.path.name for version in found})
+
+
+def kept_before_cleanup(archive_dir: Path, plan: str) -> Version | None:
+    """The text of the plan clarity last kept because Claude Code's cleanup was near: what
+    `restore` puts back once Claude Code has deleted it. None if there is none."""
+    marked = [v for v in _records(folder_of(archive_dir, plan)) if v.source == BEFORE_CLEANUP]
+    return marked[-1] if marked else None
+
+
+def mark_before_cleanup(archive_dir: Path, plan: str, source_path: Path, now: datetime) -> bool:
+    """Record that the text source_path holds, kept already (as seen, say, a week before),
+    is what the plan held when Claude Code's cleanup came near: once Claude Code deletes it,
+    `archived` lists it and `restore` puts this text back, with this mtime. Whether it is
+    so marked now (False: that text is not kept, keep_file first). Raises OSError."""
+    folder = folder_of(archive_dir, plan)
+    fd = os.open(source_path, READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        sha = hash_fd(fd)
+    finally:
+        os.close(fd)
+    kept = _kept(folder, sha)
+    if kept is None:
+        return False
+    if any(v.sha256 == sha and v.source == BEFORE_CLEANUP for v in _records(folder)):
+        return True
+    at = now.astimezone(UTC).isoformat(timespec="seconds")
+    version = Version(sha, info.st_size, at, info.st_mtime_ns, BEFORE_CLEANUP, kept)
+    line = (json.dumps(version.to_json(), ensure_ascii=True) + "\n").encode("ascii")
+    append_lines(folder / MANIFEST, line)
+    _changed(archive_dir)
+    return True
+
+
+def _changed(archive_dir: Path) -> None:
+    """The versions folder's mtime moved on: what a reader that caches them (the search
+    index) checks, instead of every plan's manifest."""
+    with contextlib.suppress(OSError):
+        os.utime(archive_dir / VERSIONS)
+
+
+def versions_stamp(archive_dir: Path) -> str:
+    """What changes whenever a text is kept or marked (or a plan's folder is made)."""
+    try:
+        info = (archive_dir / VERSIONS).stat()
+    except OSError:
+        return "none"
+    return f"{info.st_ino}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
 
 UNRECORDED = "kept (its record was cut short; the text is whole)"
@@ -168,12 +227,14 @@ def keep_file(
     now: datetime,
     *,
     durable: bool = True,
+    mtime_ns: int | None = None,
 ) -> Version | None:
     """Keep the text source_path holds as a version of plan, unless that text is kept
-    already (None). Streams: a plan of any size costs memory of one chunk, and a text kept
-    already is only read, whatever the number of versions (a text's file is named by its
-    sha256). Raises OSError (the source unreadable, a full disk: nothing half-kept is left
-    under a final name)."""
+    already (None). mtime_ns: the text's own date where it is not the file's (a text a
+    session carried: when it did). Streams: a plan of any size costs memory of one chunk,
+    and a text kept already is only read, whatever the number of versions (a text's file
+    is named by its sha256). Raises OSError (the source unreadable, a full disk: nothing
+    half-kept is left under a final name)."""
     folder = folder_of(archive_dir, plan)
     fd = os.open(source_path, READ_FLAGS)
     try:
@@ -187,7 +248,8 @@ def keep_file(
             folder.mkdir()
         if stat.S_ISLNK(os.lstat(folder).st_mode):
             raise OSError(errno.ELOOP, "a link: clarity follows no link in the archive", folder)
-        sha, size, final = _copy_in(fd, folder, temps, info, durable=durable)
+        moment = info.st_mtime_ns if mtime_ns is None else mtime_ns
+        sha, size, final = _copy_in(fd, folder, temps, moment, durable=durable)
     finally:
         os.close(fd)
     if final is None:
@@ -196,12 +258,13 @@ def keep_file(
         sha,
         size,
         now.astimezone(UTC).isoformat(timespec="seconds"),
-        info.st_mtime_ns,
+        moment,
         source,
         final,
     )
     line = (json.dumps(version.to_json(), ensure_ascii=True) + "\n").encode("ascii")
     (append_durably if durable else append_lines)(folder / MANIFEST, line)
+    _changed(archive_dir)
     return version
 
 
@@ -239,7 +302,7 @@ def _names(folder: Path, sha: str) -> Iterator[Path]:
 
 
 def _copy_in(
-    fd: int, folder: Path, temps: Path, info: os.stat_result, *, durable: bool
+    fd: int, folder: Path, temps: Path, mtime_ns: int, *, durable: bool
 ) -> tuple[str, int, Path | None]:
     """The file's bytes as a new file in folder: (sha256, size, its path; None if that
     text is kept already). A temp file first, renamed to a name nothing has."""
@@ -256,7 +319,7 @@ def _copy_in(
             os.close(out)
         if _kept(folder, sha) is not None:
             return sha, size, None
-        os.utime(temp, ns=(info.st_atime_ns, info.st_mtime_ns))
+        os.utime(temp, ns=(mtime_ns, mtime_ns))
         for final in _names(folder, sha):
             try:
                 rename_noreplace(temp, final)

@@ -40,6 +40,7 @@ MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the sam
 MEMO_ENTRIES = 32  # projects remembered
 DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
 DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
+KEEP_SHARE = 0.5  # of the deadline, for keeping the texts of plans near Claude Code's cleanup
 GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever it is doing
 MAX_INPUT = 1 << 16
 INPUT_SECONDS = 1.0  # Claude Code writes the event and closes stdin at once
@@ -107,16 +108,22 @@ def memo_key(cwd: str, env: Mapping[str, str]) -> str:
     return json.dumps([cwd, sorted((k, v) for k, v in env.items() if k.startswith(_ENV))])
 
 
-def line(done: int, deadlines: list[float], now: float) -> str | None:
+def line(done: int, deadlines: list[float], now: float, kept: int = 0) -> str | None:
     """The one line, or None when there is nothing worth saying. Plans are counted as the
     scan counts them (each file, sub-plans too); what Claude Code will delete is said in
-    the future, with the nearest deadline."""
+    the future, with the nearest deadline, and whether clarity kept their text (kept: the
+    plans near the cleanup whose text is kept)."""
     at_risk = at_risk_of(deadlines, now)
     parts = []
     if done >= DONE_AT_LEAST or (done and at_risk):
         parts.append(f"{_plans(done)} done")
     if at_risk:
-        parts.append(f"Claude Code will delete {_due(at_risk, now)}")
+        saved = ""
+        if kept >= len(at_risk):
+            saved = " (clarity kept their text)" if len(at_risk) > 1 else " (clarity kept its text)"
+        elif kept:
+            saved = f" (clarity kept the text of {kept})"
+        parts.append(f"Claude Code will delete {_due(at_risk, now)}{saved}")
     if not parts:
         return None
     return "clarity: " + "; ".join(parts) + ": /clarity to review them"
@@ -166,6 +173,7 @@ def _due_keys(entry: Mapping[str, Any], now: float) -> list[list[int]]:
 def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:
     return (
         entry.get("day") == day
+        and not entry.get("keep_left")  # texts left to keep: this start keeps them
         and 0 <= now - float(entry["made"]) < MEMO_SECONDS
         and all(stamp(path) == was for path, was in entry["watch"])
         and listing(entry["plans_dir"]) == entry["listing"]
@@ -256,18 +264,20 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     try:
         if isinstance(entry, dict) and is_fresh(entry, now, day):
             entry["deadlines"] = [float(d) for d in entry["deadlines"]]
-            text, fresh = line(int(entry["done"]), entry["deadlines"], now), True
+            kept = int(entry.get("kept", 0))
+            text, fresh = line(int(entry["done"]), entry["deadlines"], now, kept), True
     except (KeyError, TypeError, ValueError):
         pass  # an entry of another version: scan again
     if not fresh:
         from clarity.claude_code.hook_scan import summarize
 
-        _bound(deadline(env))  # the scan's own time: the imports above take a steady 0.1 s
-
-        entry = summarize(cwd, env, now)
+        seconds = deadline(env)
+        _bound(seconds)  # the scan's own time: the imports above take a steady 0.1 s
+        # Keeping texts takes at most KEEP_SHARE of it (what is left, the next start keeps).
+        entry = summarize(cwd, env, now, time.monotonic() + seconds * KEEP_SHARE)
         _bound(0)
         entry["day"] = day
-        text = line(entry["done"], entry["deadlines"], now)
+        text = line(entry["done"], entry["deadlines"], now, entry["kept"])
     assert isinstance(entry, dict)
     worth = text is not None and new_to_say(entry, said, now, day)
     if worth:

@@ -7,13 +7,14 @@ unchanged since the last scan is not read again. It records no proposal.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from clarity.claude_code.hook_watch import HORIZON_DAYS, listing, stamp, watched
-from clarity.config import load_settings
+from clarity.config import Settings, load_settings
 from clarity.judge.scan import scan
 from clarity.model import PlanClass, ScanReport, Verdict
 from clarity.plans.facts_cache import FactsCache
@@ -34,8 +35,34 @@ def cleanup_left(report: ScanReport, verdict: Verdict) -> float | None:
     return None
 
 
-def summarize(cwd: str, env: Mapping[str, str], now: float) -> dict[str, Any]:
-    """The memo entry for this project: what to check next time, and what was found."""
+def keep_near_cleanup(
+    settings: Settings, state: DirState, now: datetime, stop_at: float
+) -> tuple[set[str], int]:
+    """The text of each plan near Claude Code's cleanup kept (SPEC 6.1), until stop_at (a
+    time.monotonic()): (the plans near it whose text is kept, how many are left for the
+    next start)."""
+    from clarity.workflows.keeping import keep_live_plans
+
+    if settings.retention is None:
+        return set(), 0  # Claude Code's cleanup does not reach this plans dir
+    kept = keep_live_plans(
+        state,
+        settings.plans_dir,
+        settings.archive_dir,
+        now,
+        cleanup_days=settings.retention.days,
+        keep_days=settings.keep_days,
+        only_near_cleanup=True,
+        deadline=stop_at,
+    )
+    return {*kept.near_cleanup, *kept.near_before}, kept.left + len(kept.problems)
+
+
+def summarize(
+    cwd: str, env: Mapping[str, str], now: float, stop_at: float | None = None
+) -> dict[str, Any]:
+    """The memo entry for this project: what to check next time, and what was found.
+    stop_at: a time.monotonic() past which keeping texts is left for the next start."""
     settings = load_settings({}, env, Path(cwd))
     plans_dir = str(settings.plans_dir)
     entry: dict[str, Any] = {
@@ -46,21 +73,27 @@ def summarize(cwd: str, env: Mapping[str, str], now: float) -> dict[str, Any]:
         "made": now,
         "done": 0,
         "deadlines": [],
+        "kept": 0,  # plans near Claude Code's cleanup whose text clarity kept
+        "keep_left": 0,  # plans not kept in time: the next start keeps them
     }
     paths = watched(cwd, str(settings.claude_dir), str(settings.config_path))
     entry["watch"] = [[path, stamp(path)] for path in paths]
     if entry["listing"] is None:
         return entry  # no plans directory: nothing to say until there is one
     state = DirState.for_plans_dir(settings.plans_dir)
+    moment = datetime.fromtimestamp(now).astimezone()
+    # First what Claude Code is about to delete: its text, kept, before anything is said.
+    stop_at = time.monotonic() + 1.0 if stop_at is None else stop_at
+    kept, entry["keep_left"] = keep_near_cleanup(settings, state, moment, stop_at)
     cache = FactsCache.load(state.facts_cache_file)
     # go_on: a hook cut short by its deadline goes on next time where it stopped.
-    report = scan(settings, datetime.fromtimestamp(now).astimezone(), cache=cache, go_on=True)
+    report = scan(settings, moment, cache=cache, go_on=True)
     cache.save(state.facts_cache_file)
     plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
     entry["done"] = sum(1 for v in plans if v.plan_class is PlanClass.COMPLETED)
-    lefts = (cleanup_left(report, v) for v in plans)
+    lefts = ((v.name, cleanup_left(report, v)) for v in plans)
     # Kept a day past the horizon: the memo is said again for some hours.
-    entry["deadlines"] = [
-        now + left * 86400 for left in lefts if left is not None and left < HORIZON_DAYS + 1
-    ]
+    due = [(name, left) for name, left in lefts if left is not None and left < HORIZON_DAYS + 1]
+    entry["deadlines"] = [now + left * 86400 for _, left in due]
+    entry["kept"] = sum(1 for name, left in due if left < HORIZON_DAYS and name in kept)
     return entry

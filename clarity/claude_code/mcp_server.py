@@ -142,45 +142,20 @@ def build_server(settings: Settings) -> MCPServer:
 
 
 def _get_plan(settings: Settings, name: str) -> dict[str, Any]:
-    from clarity.fsio import read_regular
-    from clarity.plans.reader import is_plan_name
+    from clarity.workflows.plan_by_name import plan_by_name, record_of
 
-    text = name.strip()
-    if not text or "\0" in text:
-        raise ValueError("name a plan, e.g. misty-sleeping-cherny.md")
-    wanted = text if text.endswith(".md") else f"{text}.md"
-    if "/" not in wanted and is_plan_name(wanted):
-        path = settings.plans_dir / wanted
-        try:
-            data = read_regular(path)
-        except FileNotFoundError:
-            pass  # not live: the archive may have it
-        except OSError as error:
-            raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
-        else:
-            return _plan_document("live", wanted, path, data, None)
-    from clarity.archive.shelf import find_archived, read_archived
-
-    try:
-        found = find_archived(settings.archive_dir, text)
-        data = read_archived(found)
+    try:  # a bounded part: a plan of 3 GiB is not read whole for a context
+        found = plan_by_name(settings, name, most=4 * TEXT_CHARS)
     except ClarityError as error:
-        live = f"no live plan {wanted} in {settings.plans_dir}"
-        raise ValueError(f"{live}; {error.message}") from None
-    return _plan_document("archive", found.name, found.path, data, found.plan.record)
-
-
-def _plan_document(
-    where: str, name: str, path: Path, data: bytes, record: dict[str, Any] | None
-) -> dict[str, Any]:
-    body = data.decode("utf-8", "replace")
+        raise ValueError(error.message) from None
+    body = found.data.decode("utf-8", "replace")
     return {
-        "name": name,
-        "where": where,
-        "path": str(path),
-        "record": record,
+        "name": found.name,
+        "where": found.where,
+        "path": str(found.path),
+        "record": record_of(found),
         "text": body[:TEXT_CHARS],
-        "truncated": len(body) > TEXT_CHARS,
+        "truncated": found.cut or len(body) > TEXT_CHARS,
     }
 
 

@@ -50,7 +50,8 @@ def archived(
     from clarity.render import shelf_report
     from clarity.search import archived_text_matches
 
-    shelf = list_archived(settings.archive_dir, query, archived_text_matches(settings))
+    matches = archived_text_matches(settings)
+    shelf = list_archived(settings.archive_dir, query, matches, settings.plans_dir)
     kept = versions_size(settings.archive_dir)
     if chosen_format is Format.JSON:
         from clarity.render.output import send_json
@@ -69,7 +70,7 @@ def archived(
         say_text(shelf_report.shelf_markdown(shelf))
         return
     say(shelf_report.shelf_lines(shelf))
-    if shelf.plans:
+    if shelf.plans or shelf.kept:
         say(
             [
                 f"Read one with {_hint(settings, 'show', 'NAME')}; "
@@ -98,38 +99,45 @@ VersionOption = Annotated[
 
 @app.command()
 def show(
-    name: Annotated[str, typer.Argument(help="An archived plan: foo, foo.md, or 2026-Q4/foo.md.")],
+    name: Annotated[
+        str,
+        typer.Argument(help="A plan, live, archived or kept: foo, foo.md, or 2026-Q4/foo.md."),
+    ],
     plans_dir: PlansDirOption = None,
     archive_dir: ArchiveDirOption = None,
     json_output: JsonOption = False,
     version: VersionOption = None,
 ) -> None:
-    """Print an archived plan: rendered in a terminal, its exact bytes when piped. Read-only."""
+    """Print a plan (live first, then the archive): rendered in a terminal, its exact bytes
+    when piped. Read-only."""
     settings = settings_from(locals())
     if version is not None:
         _show_version(settings, name, version, json_output)
         return
-    from clarity.archive.shelf import find_archived, read_archived
+    from clarity.workflows.plan_by_name import plan_by_name
 
-    found = find_archived(settings.archive_dir, name)
-    data = read_archived(found)
+    found = plan_by_name(settings, name)
     if json_output:
         from clarity.render.output import send_json
         from clarity.render.shelf_report import show_document
 
-        send_json(show_document(found, data))
+        send_json(show_document(found, settings.archive_dir))
     elif sys.stdout.isatty():
         from clarity.render.console import plain_console
         from clarity.render.shelf_report import print_plan
 
-        print_plan(data, plain_console())
-        if not found.is_subplan:
-            again = _hint(settings, "restore", found.plan.relative)
-            say([f"{found.plan.relative}: put it back with {again}"], err=True)
+        print_plan(found.data, plain_console())
+        archived = found.archived
+        if archived is not None and not archived.is_subplan:
+            again = _hint(settings, "restore", archived.plan.relative)
+            say([f"{archived.plan.relative}: put it back with {again}"], err=True)
+        elif found.where == "kept":
+            again = _hint(settings, "restore", found.name.removesuffix(".md"))
+            say([f"{found.name}, deleted by Claude Code: put it back with {again}"], err=True)
     else:
         from clarity.render.output import send_bytes
 
-        send_bytes(data)
+        send_bytes(found.data)
 
 
 @app.command()

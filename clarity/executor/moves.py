@@ -82,6 +82,18 @@ def move_file(src: Path, dst: Path, sha256: str | None = None) -> None:
     _copy_then_unlink(src, dst, sha256)
 
 
+def copy_file(src: Path, dst: Path, sha256: str, mtime_ns: int) -> None:
+    """A verified copy of src as a new file at dst (never replacing one there), with this
+    mtime; src stays as it is. Raises OSError (ChangedWhileMoving: src does not hold
+    sha256; nothing is left at dst)."""
+    fd = os.open(src, READ_FLAGS)
+    try:
+        _copy_into_place(fd, dst, sha256)
+    finally:
+        os.close(fd)
+    keep_mtime(dst, mtime_ns)
+
+
 def _copy(src_fd: int, partial: Path) -> tuple[str, os.stat_result]:
     info = os.fstat(src_fd)
     if not stat.S_ISREG(info.st_mode):

@@ -34,11 +34,15 @@ def _heading(found: Found) -> str:
 def _where(hit: Hit) -> str:
     if hit.place == "live":
         return "plans dir"
+    if hit.place == "kept":  # a text clarity kept: which version says where it is
+        return f"kept text, {hit.reason}" if hit.reason else "kept text"
     return f"archive {hit.quarter}" if hit.quarter else "archive"
 
 
 def _facts(hit: Hit) -> str:
-    parts = [_where(hit), hit.plan_class or "no scan since it changed"]
+    parts = [_where(hit)]
+    if hit.place != "kept":
+        parts.append(hit.plan_class or "no scan since it changed")
     if hit.project:
         parts.append(project_text(hit.project))
     parts.append(hit.modified.astimezone().date().isoformat())

@@ -23,9 +23,11 @@ from clarity.printable import (
 from clarity.render.json_report import SCHEMA_VERSION
 
 if TYPE_CHECKING:
-    from clarity.archive.shelf import ArchivedPlan, Found, Shelf
+    from clarity.archive.kept import KeptPlan
+    from clarity.archive.shelf import ArchivedPlan, Shelf
     from clarity.executor.restore import RestoreGroup
     from clarity.render.console import PlainConsole
+    from clarity.workflows.plan_by_name import NamedPlan
 
 SUMMARY_CHARS = 110  # of a summary in a listing's line
 
@@ -62,10 +64,50 @@ def _by_quarter(shelf: Shelf) -> list[tuple[str, list[ArchivedPlan]]]:
     return sorted(merged.items(), key=lambda item: item[0], reverse=True)
 
 
+def _kept_day(plan: KeptPlan) -> str:
+    from clarity.archive.versions import iso_moment
+
+    return (iso_moment(plan.version.mtime_ns) or "?")[:10]
+
+
+KEPT_HEADING = "Deleted by Claude Code's cleanup, their text kept by clarity"
+
+
+def kept_lines(shelf: Shelf) -> list[str]:
+    """The plans Claude Code deleted whose text clarity kept: name, date, size, title."""
+    if not shelf.kept:
+        return []
+    lines = ["", f"{KEPT_HEADING} ({len(shelf.kept)}):"]
+    for plan in shelf.kept:
+        title = f"  {display_name(plan.title)}" if plan.title else ""
+        size = format_size(plan.version.size)
+        lines.append(f"  {display_name(plan.name)}  {_kept_day(plan)}  {size}{title}")
+        if plan.matched_in:
+            lines.append(f"      matched in: {', '.join(plan.matched_in)}")
+    return lines
+
+
+def kept_document(plan: KeptPlan) -> dict[str, Any]:
+    from clarity.archive.versions import iso_moment
+
+    version = plan.version
+    return {
+        "name": plan.name,
+        "title": plan.title,
+        "path": os.fsdecode(version.path),
+        "mtime": iso_moment(version.mtime_ns),
+        "size": version.size,
+        "sha256": version.sha256,
+        "kept_at": version.kept_at,
+        "matched_in": list(plan.matched_in),
+    }
+
+
 def shelf_lines(shelf: Shelf) -> list[str]:
-    """The listing for a terminal: by quarter, each plan's name, date, title and summary."""
+    """The listing for a terminal: by quarter, each plan's name, date, title and summary;
+    then the plans Claude Code deleted whose text clarity kept."""
     if not shelf.plans and shelf.total == 0:
-        return []  # no archive, or an empty one: the note says so
+        return kept_lines(shelf)[1:]  # no archive, or an empty one: the note says so
     lines = [_heading(shelf)]
     for quarter, plans in _by_quarter(shelf):
         lines += ["", quarter]
@@ -80,7 +122,7 @@ def shelf_lines(shelf: Shelf) -> list[str]:
                 lines.append(f"      sub-plans: {', '.join(subs)}")
             if plan.matched_in:
                 lines.append(f"      matched in: {', '.join(plan.matched_in)}")
-    return lines
+    return lines + kept_lines(shelf)
 
 
 def shelf_markdown(shelf: Shelf) -> str:
@@ -99,6 +141,14 @@ def shelf_markdown(shelf: Shelf) -> str:
                 facts.append(f"matched in {', '.join(plan.matched_in)}")
             summary = f": {_short(plan.summary, 300)}" if plan.summary else ""
             lines.append(f"- **{title}** ({', '.join(facts)}){summary}")
+        lines.append("")
+    if shelf.kept:
+        lines += [f"## {KEPT_HEADING}", ""]
+        for kept in shelf.kept:
+            title = printable(display_name(kept.title or kept.name))
+            facts = [code(printable(display_name(kept.name))), f"modified {_kept_day(kept)}"]
+            facts.append(format_size(kept.version.size))
+            lines.append(f"- **{title}** ({', '.join(facts)})")
         lines.append("")
     return printable_lines(lines)
 
@@ -129,18 +179,21 @@ def shelf_document(shelf: Shelf) -> dict[str, Any]:
         "query": shelf.query,
         "total": shelf.total,
         "plans": [plan_document(plan) for plan in shelf.plans],
+        "kept": [kept_document(plan) for plan in shelf.kept],
         "notes": list(shelf.notes),
     }
 
 
-def show_document(found: Found, data: bytes) -> dict[str, Any]:
+def show_document(found: NamedPlan, archive_dir: Path) -> dict[str, Any]:
+    archived = found.archived
     return {
         "schema_version": SCHEMA_VERSION,
-        "archive_dir": os.fsdecode(found.plan.archive_dir),
+        "archive_dir": os.fsdecode(archive_dir),
         "name": found.name,
+        "where": found.where,
         "path": os.fsdecode(found.path),
-        "plan": plan_document(found.plan),
-        "text": data.decode("utf-8", "replace"),
+        "plan": None if archived is None else plan_document(archived.plan),
+        "text": found.data.decode("utf-8", "replace"),
     }
 
 
@@ -163,6 +216,8 @@ def restore_preview_lines(group: RestoreGroup, plans_dir: Path, days: float) -> 
     lines = [f"clarity restore: put back into {display_name(os.fsdecode(plans_dir))}"]
     lines.append(f"  {display_name(plan.name)}  from {display_name(os.fsdecode(plan.src))}")
     lines += [f"    └ {display_name(sub.name)}" for sub in subs]
+    if group.record.get("kept"):
+        lines.append("  (the text clarity kept before Claude Code's cleanup deleted it)")
     return [
         *lines,
         "",

@@ -19,7 +19,7 @@ from clarity.plans.reader import NotARegularFile, is_plan_name, read_opening
 
 TEXT_BYTES = 8 * 1024  # of each plan (and each sub-plan) the index reads: its head
 TITLE_BYTES = 4096
-LIVE, ARCHIVE = "live", "archive"
+LIVE, ARCHIVE, KEPT = "live", "archive", "kept"  # KEPT: a text clarity kept (SPEC 6.1)
 
 Known = Mapping[str, tuple[int, str]]  # a row's key -> (its id, the stamp it was read at)
 
@@ -94,6 +94,51 @@ def archived_documents(
             "quarter": folder if slash else None,
         }
         yield row_id, fields, body
+
+
+def kept_documents(
+    archive_dir: Path, known: Known, folders: dict[str, str]
+) -> Iterator[tuple[int | None, dict[str, Any], str]]:
+    """Each text clarity kept of a plan (archive/versions.py), read with its number, for
+    each plan whose versions changed (its manifest's stamp is not the one `folders` holds
+    for its folder from the last refresh; `folders` is brought up to date here, a folder
+    gone left out of it)."""
+    from clarity.archive.versions import MANIFEST, VERSIONS, kept_plans, read_versions
+
+    was_known = dict(folders)
+    folders.clear()
+    for plan in kept_plans(archive_dir):
+        folder = plan.removesuffix(".md")
+        try:
+            info = (archive_dir / VERSIONS / folder / MANIFEST).stat()
+            stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
+        except OSError:
+            stamp = "none"
+        folders[folder] = stamp
+        if was_known.get(folder) == stamp:
+            continue
+        # Numbered as history numbers them (oldest first): a text added older than others
+        # numbers them anew, so a plan whose versions changed has every row put again.
+        for number, version in enumerate(read_versions(archive_dir, plan), 1):
+            key = stored(f"{folder}/{version.path.name}")
+            row_id, _ = known.get(key, (None, ""))
+            try:
+                text = read_opening(version.path, TEXT_BYTES)
+            except (OSError, NotARegularFile):
+                continue
+            fields = {
+                "place": KEPT,
+                "key": key,
+                "name": shown(plan),
+                "stamp": version.sha256,
+                "title": _title(text),
+                "project": None,
+                "plan_class": KEPT,
+                "reason": f"version {number}, kept {version.kept_at[:10]} ({version.source})",
+                "mtime": version.mtime_ns / 1e9,
+                "quarter": None,
+            }
+            yield row_id, fields, text
 
 
 _BYTES = "\0bytes:"  # a name that is not UTF-8, kept as the hex of its bytes (NUL: no name has it)

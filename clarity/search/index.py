@@ -26,6 +26,7 @@ asks them.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -34,12 +35,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.archive.layout import INDEX_JSONL, read_index_lines
+from clarity.archive.versions import VERSIONS, versions_stamp
 from clarity.search import INDEX_NAME
 from clarity.search.documents import (
     ARCHIVE,
+    KEPT,
     LIVE,
     Known,
     archived_documents,
+    kept_documents,
     live_documents,
     shown,
     stamp_of,
@@ -160,6 +164,7 @@ class SearchIndex:
         with self.db:
             read = self._refresh_live(plans_dir)
             read += self._refresh_archive(archive_dir)
+            read += self._refresh_kept(archive_dir)
         return read
 
     def _known(self, place: str) -> Known:
@@ -224,6 +229,35 @@ class SearchIndex:
         self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
         return read
 
+    def _refresh_kept(self, archive_dir: Path) -> int:
+        """The texts clarity kept, each plan's read again only when its manifest changed."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'kept'").fetchone()
+        try:
+            folders = json.loads(row[0]) if row is not None else {}
+        except ValueError:
+            folders = {}
+        if not isinstance(folders, dict) or folders.get("\0archive") != str(archive_dir):
+            folders = {}  # another archive (or none yet): its texts are read anew
+        stamp = versions_stamp(archive_dir)
+        if folders.get("\0stamp") == stamp:
+            return 0  # no text kept or marked since: no plan's versions to look at
+        folders.pop("\0archive", None)
+        folders.pop("\0stamp", None)
+        known = self._known(KEPT)
+        read = 0
+        for row_id, fields, body in kept_documents(archive_dir, known, folders):
+            self._put(row_id, fields, body)
+            read += 1
+        # A plan's versions stay; a folder gone (another archive) takes its rows with it.
+        gone = [row for key, (row, _) in known.items() if _folder(key) not in folders]
+        self._drop(gone)
+        folders["\0archive"] = str(archive_dir)
+        folders["\0stamp"] = stamp
+        self.db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('kept', ?)", (json.dumps(folders),)
+        )
+        return read
+
     def remember_classes(self, verdicts: Iterable[Verdict]) -> None:
         """A scan's verdicts on the live rows, each on the row of the bytes the scan read
         (its stamp): a plan changed since keeps no class it may no longer have."""
@@ -256,7 +290,7 @@ class SearchIndex:
 
     def count(self) -> dict[str, int]:
         rows = self.db.execute("SELECT place, count(*) FROM docs GROUP BY place")
-        counts = {LIVE: 0, ARCHIVE: 0}
+        counts = {LIVE: 0, ARCHIVE: 0, KEPT: 0}
         counts.update(dict(rows))
         return counts
 
@@ -307,13 +341,13 @@ class SearchIndex:
             + (" LIMIT ?" if limit is not None else "")
         )
         if limit is not None:
-            params.append(limit)
+            params.append(limit * 2 + 10)  # a kept text found beside its plan is left out
         hits = []
         for row in self.db.execute(sql, params):
             where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, body = row
             if not snip:
                 snip = _around(body, terms.short or terms.indexed)
-            path = (plans_dir if where_ == LIVE else archive_dir) / unstored(key)
+            path = _path_of(where_, key, plans_dir, archive_dir)
             hits.append(
                 Hit(
                     where_,
@@ -329,7 +363,34 @@ class SearchIndex:
                     float(score),
                 )
             )
-        return hits
+        return _without_kept_beside_their_plan(hits)[:limit]
+
+
+def _folder(key: str) -> str:
+    return unstored(key).split("/")[0]
+
+
+def _path_of(place: str, key: str, plans_dir: Path, archive_dir: Path) -> Path:
+    if place == LIVE:
+        return plans_dir / unstored(key)
+    if place == KEPT:
+        return archive_dir / VERSIONS / unstored(key)
+    return archive_dir / unstored(key)
+
+
+def _without_kept_beside_their_plan(hits: list[Hit]) -> list[Hit]:
+    """A kept text is a hit of its own only where the plan's file (live or archived) is not:
+    words that only an earlier version holds, or a plan Claude Code deleted. Each plan's
+    kept texts are one hit, the best."""
+    plans = {hit.name for hit in hits if hit.place != KEPT}
+    found, kept = [], set()
+    for hit in hits:
+        if hit.place == KEPT:
+            if hit.name in plans or hit.name in kept:
+                continue
+            kept.add(hit.name)
+        found.append(hit)
+    return found
 
 
 def _update_row(verdict: Verdict) -> tuple[str | None, ...]:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from clarity.transcripts import texts_seen
 from clarity.transcripts.plan_texts import IMPLEMENT_PREFIX, digest_of, implementing, text_after
 from clarity.transcripts.shell_edits import COMMITTED, shell_work
 from clarity.transcripts.store import (
@@ -84,6 +85,7 @@ class PlanPaths:
             for spelling in sorted(spellings)
         )
         self._inside: dict[str, bool] = {}
+        self.texts: texts_seen.TextsSeen | None = None  # where a scan sets aside the texts it reads
 
     def _in_plans_dir(self, path: str) -> bool | None:
         """Whether path's folder is the plans directory; None: not a path at all."""
@@ -176,7 +178,9 @@ class Lines:
             self.facts.cwd = cwd
         self._named(plan, time)
         self.facts.plan = plan
-        self.facts.events.append(Event(time, IMPLEMENTING, plan, "", digest_of(text)))
+        digest = digest_of(text)
+        self.facts.events.append(Event(time, IMPLEMENTING, plan, "", digest))
+        self._seen(plan, digest, text, time, texts_seen.IMPLEMENTED)
 
     def _plan_record(self, record: dict[str, Any], end: int) -> None:
         time = normal_time(record.get("timestamp"))
@@ -228,7 +232,9 @@ class Lines:
             return  # not written (yet): nothing the file can hold
         text = text_after(tool, tool_input, answer.record.get("toolUseResult"))
         if text is not None:
-            self.facts.events.append(Event(time, WROTE, plan, tool_id, text_digest(text)))
+            digest = text_digest(text)
+            self.facts.events.append(Event(time, WROTE, plan, tool_id, digest))
+            self._seen(plan, digest, text, time, texts_seen.WRITTEN)
 
     def _saved_plan(self, record: dict[str, Any], block: dict[str, Any]) -> str | None:
         """The plan an ExitPlanMode answer says it saved, if this block is one."""
@@ -314,6 +320,7 @@ class Lines:
             if plan is not None:
                 text = digest_of(tool_input.get("plan"))
                 facts.events.append(Event(time, PRESENTED, plan, tool_id, text))
+                self._seen(plan, text, tool_input.get("plan"), time, texts_seen.PRESENTED)
                 self._answer(PendingCall(tool_id, plan, time, text), end)
         elif tool == "TodoWrite":
             todos = tool_input.get("todos")
@@ -383,7 +390,14 @@ class Lines:
             approved = sidecar.get("plan") if isinstance(sidecar, dict) else None
             text = digest_of(approved) or call.text  # the text as approved, maybe edited
             self.facts.events.append(Event(time, APPROVED, call.plan, call.tool_id, text))
+            self._seen(call.plan, text, approved, time, texts_seen.APPROVED)
         # anything else (sent to a team lead, pushed elsewhere) is no answer from the person
+
+    def _seen(self, plan: str, digest: str, text: object, time: str, how: str) -> None:
+        """A text of the plan this session carried, set aside for keeping (SPEC 6.1)."""
+        texts = self.plans.texts
+        if texts is not None and digest:
+            texts.add(plan, digest, text, time, how, self.facts.session)
 
     def _answer_pending(self) -> None:
         pending, self.facts.pending = self.facts.pending, []

@@ -24,6 +24,8 @@ from clarity.transcripts.lines import PlanPaths
 from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, stamp_of, unchanged
 from clarity.transcripts.reader import QUIET_CHECK, read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
+from clarity.transcripts.texts_seen import FOLDER as TEXTS_FOLDER
+from clarity.transcripts.texts_seen import TextsSeen
 from clarity.transcripts.walk import Stop, walk
 
 QUIET_FILE = "quiet.txt"
@@ -67,6 +69,8 @@ class _Reading:
         self.changed = len(self.known) != len(kept)
         self.notes = list(store.notes) if store else []
         self.plans = PlanPaths(plans_dir)
+        if store_file is not None:  # the texts it reads are set aside beside what it learns
+            self.plans.texts = TextsSeen()
         self.plan_sessions = {facts.session for facts in self.known.values()}
         self.read = self.bytes_read = 0
         quiet = None if store_file is None else store_file.with_name(QUIET_FILE)
@@ -125,6 +129,8 @@ class _Reading:
         """Save what was learned; a scan cut short keeps the old lines of what it did not
         reach, and says where it stopped."""
         self.quiet.finish(stopped=self.at)
+        if self.plans.texts is not None and self.store_file is not None:
+            self.plans.texts.set_aside(self.store_file.with_name(TEXTS_FOLDER))
         if self.store_file is not None and self.changed:
             # Not kept: the next scan reads again what this one read; its evidence is used.
             with contextlib.suppress(OSError):

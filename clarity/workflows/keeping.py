@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from clarity.archive.versions import BEFORE_CLEANUP, SEEN, keep_file
+from clarity.archive.versions import BEFORE_CLEANUP, SEEN, keep_file, mark_before_cleanup
+from clarity.config import KEEP_DAYS
 from clarity.fsio import read_regular, sync_filesystem, write_atomic
 from clarity.plans.reader import is_plan_name
 from clarity.state import DirState
 
-KEEP_DAYS = 7.0  # a plan this close to Claude Code's cleanup is kept as such
 _SEEN_FILE = "versions-seen.json"  # plan -> the stamp of the file when its text was kept
 _SEEN_MOST = 64 * 1024 * 1024
 
@@ -36,14 +36,16 @@ class Kept:
     """What a keeping pass did."""
 
     kept: list[str] = field(default_factory=list)  # plans a new text of which was kept
-    near_cleanup: list[str] = field(default_factory=list)  # of those, kept before the cleanup
+    near_cleanup: list[str] = field(default_factory=list)  # plans kept as near the cleanup now
+    near_before: list[str] = field(default_factory=list)  # near it, and kept so by an earlier pass
     left: int = 0  # plans not reached before the deadline (kept next time)
     problems: list[str] = field(default_factory=list)
 
 
 # size, mtime_ns, inode, ctime_ns: a same-size write whose mtime was put back (cp -p,
-# rsync --inplace -t) still moves the ctime, which no one can set
-Stamp = tuple[int, int, int, int]
+# rsync --inplace -t) still moves the ctime, which no one can set; and 1 once the text was
+# marked as kept before Claude Code's cleanup (else 0)
+Stamp = tuple[int, int, int, int, int]
 
 
 def _load_seen(state: DirState) -> dict[str, Stamp]:
@@ -54,8 +56,11 @@ def _load_seen(state: DirState) -> dict[str, Stamp]:
     seen: dict[str, Stamp] = {}
     if isinstance(data, dict):
         for name, value in data.items():
-            if isinstance(value, list) and len(value) == 4 and all(type(v) is int for v in value):
-                seen[name] = (value[0], value[1], value[2], value[3])
+            if not isinstance(value, list) or len(value) not in (4, 5):
+                continue
+            if all(type(v) is int for v in value):
+                near = value[4] if len(value) == 5 else 0
+                seen[name] = (value[0], value[1], value[2], value[3], near)
     return seen
 
 
@@ -97,10 +102,13 @@ def keep_live_plans(
         if not stat.S_ISREG(info.st_mode):
             continue
         stamp = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-        if seen.get(name) == stamp:
-            continue
         age_days = (moment - info.st_mtime_ns / 1e9) / 86400
         near = cleanup_days is not None and age_days >= cleanup_days - keep_days
+        was = seen.get(name)
+        if was is not None and was[:4] == stamp and (was[4] or not near):
+            if near:
+                done.near_before.append(name)
+            continue
         if only_near_cleanup and not near:
             continue
         if deadline is not None and time.monotonic() > deadline:
@@ -109,19 +117,23 @@ def keep_live_plans(
         try:
             source = BEFORE_CLEANUP if near else SEEN
             version = keep_file(archive_dir, name, plans_dir / name, source, now, durable=False)
+            # A text kept already (seen a week before) is marked as near the cleanup now.
+            marked = near and (
+                version is not None or mark_before_cleanup(archive_dir, name, plans_dir / name, now)
+            )
         except OSError as error:
             done.problems.append(
                 f"the text of {name} was not kept ({error.strerror or error}); "
                 "the next apply tries again"
             )
             continue
-        seen[name] = stamp
+        seen[name] = (*stamp, int(marked))
         changed = True
         if version is not None:
             done.kept.append(name)
-            if near:
-                done.near_cleanup.append(name)
-    if done.kept:
+        if marked:
+            done.near_cleanup.append(name)
+    if done.kept or done.near_cleanup:
         try:  # the texts on disk, every one, before the stamps say they are kept
             sync_filesystem(archive_dir)
         except OSError as error:
@@ -132,4 +144,45 @@ def keep_live_plans(
         data = {name: list(value) for name, value in seen.items() if name in present}
         with contextlib.suppress(OSError):
             write_atomic(state.root / _SEEN_FILE, json.dumps(data).encode(), durable=False)
+    return done
+
+
+def keep_session_texts(state: DirState, archive_dir: Path, now: datetime) -> Kept:
+    """Keep as versions the texts sessions presented, approved or wrote that scans set aside
+    in the state folder (transcripts/texts_seen.py), each dated when the session carried
+    it; those kept leave the state folder. What cannot be kept now stays for next time."""
+    from clarity.transcripts.texts_seen import FOLDER, forget, read_seen
+
+    folder = state.root / FOLDER
+    done = Kept()
+    seen = read_seen(folder)
+    if not seen:
+        return done
+    kept: set[tuple[str, str]] = set()
+    left = []
+    for text in sorted(seen, key=lambda s: s.time):  # oldest first: numbered as they came
+        try:
+            moment = datetime.fromisoformat(text.time.replace("Z", "+00:00"))
+            mtime_ns = int(moment.timestamp() * 1e9)
+            path = folder / f"{text.sha256}.md"
+            version = keep_file(
+                archive_dir, text.plan, path, text.source, now, durable=False, mtime_ns=mtime_ns
+            )
+        except FileNotFoundError:
+            continue  # its file went (kept by another run): nothing left to keep
+        except (OSError, ValueError, OverflowError) as error:
+            left.append(text)
+            why = getattr(error, "strerror", None) or error
+            done.problems.append(f"a text of {text.plan} was not kept ({why}); next time")
+            continue
+        kept.add((text.plan, text.sha256))
+        if version is not None:
+            done.kept.append(text.plan)
+    if done.kept:
+        try:
+            sync_filesystem(archive_dir)
+        except OSError as error:
+            done.problems.append(f"the texts kept may not be on disk yet: {error}")
+            return done  # kept again next time: the same texts, nothing twice
+    forget(folder, kept, left)
     return done

@@ -17,13 +17,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from clarity.archive.kept import KeptPlan
 from clarity.archive.layout import archived_path
-from clarity.archive.shelf import Found, find_archived
+from clarity.archive.shelf import Found, find_archived, kept_named
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.records import RunKind
 from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
 from clarity.executor.results import RunReport
+from clarity.executor.shelve_kept import shelve_kept
 from clarity.fsio import hash_file
 from clarity.hints import clarity_command, dir_options
 from clarity.judge.scan import check_plans_dir
@@ -88,6 +90,13 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes, _ = settle_before_run(state)  # a killed run first: the index is then current
+        kept = kept_named(settings.archive_dir, settings.plans_dir, value)
+        if kept is not None:  # deleted by Claude Code: its kept text goes on the shelf first
+            if not confirm(_kept_group(kept)):
+                return nothing_done(RunKind.RESTORE, settings, notes, "nothing was restored")
+            record = shelve_kept(state, settings.archive_dir, settings.plans_dir, kept)
+            value = str(record["path"])
+            confirm = _yes
         found = find_archived(settings.archive_dir, value)
         group = restore_group_of(found, settings.plans_dir)
         if not confirm(group):
@@ -99,6 +108,17 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
         notes=(*notes, *report.notes, *warning),
         dir_options=dir_options(settings),
     )
+
+
+def _yes(group: RestoreGroup) -> bool:
+    return True  # the person said yes already, to the kept text
+
+
+def _kept_group(kept: KeptPlan) -> RestoreGroup:
+    """The kept text as the question shows it: from its file in versions/."""
+    version = kept.version
+    text = ShelvedFile(kept.name, version.path, version.sha256, version.size, version.mtime_ns)
+    return RestoreGroup({"kept": True}, (text,))
 
 
 def _cleanup_warning(settings: Settings, group: RestoreGroup) -> list[str]:

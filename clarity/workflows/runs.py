@@ -182,7 +182,7 @@ def _with_texts_kept(
 ) -> RunReport:
     """The run's report, and what the keeping pass that follows every writing run did:
     each live plan's text, if it changed since, kept as a version (SPEC 6.1)."""
-    from clarity.workflows.keeping import keep_live_plans
+    from clarity.workflows.keeping import keep_live_plans, keep_session_texts
 
     if not trusted and project_signs(settings.plans_dir):  # a hand archive in a project:
         return report  # its README and notes are no plans to keep
@@ -193,7 +193,11 @@ def _with_texts_kept(
         settings.archive_dir,
         now,
         cleanup_days=None if retention is None else retention.days,
+        keep_days=settings.keep_days,
     )
+    carried = keep_session_texts(state, settings.archive_dir, now)
+    kept.problems.extend(carried.problems)
+    kept.kept.extend(carried.kept)
     lines = kept.problems[:3]
     if len(kept.problems) > 3:  # one cause (a read-only archive) says the same for each plan
         lines.append(f"... and {len(kept.problems) - 3} more texts not kept, for now")
@@ -202,8 +206,10 @@ def _with_texts_kept(
         lines.append(f"kept {len(kept.kept)} new plan text(s) in {where}")
     if kept.near_cleanup:
         names = ", ".join(kept.near_cleanup[:5]) + (", ..." if len(kept.near_cleanup) > 5 else "")
+        listing = clarity_command("archived", options=dir_options(settings))
         lines.append(
-            f"{len(kept.near_cleanup)} of them before Claude Code's cleanup deletes them: {names}"
+            f"kept the text of {len(kept.near_cleanup)} plan(s) before Claude Code's cleanup "
+            f"deletes them ({names}): once it has, {listing} lists them and restore puts one back"
         )
     return dataclasses.replace(report, notes=(*report.notes, *lines)) if lines else report
 

@@ -15,6 +15,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from clarity.archive.layout import NotOurs, archived_path, read_index_lines
@@ -105,12 +106,13 @@ def plan_history(settings: Settings, value: str) -> History:
     seen: set[str] = set()
     for version in read_versions(settings.archive_dir, name):
         seen.add(version.sha256)
-        rows.append((version.kept_at, version.size, version.sha256, version.source, version.path))
+        when = iso_moment(version.mtime_ns) or version.kept_at  # the text's own date
+        rows.append((when, version.size, version.sha256, version.source, version.path))
     archived = sorted(_archived(settings.archive_dir, name))
-    for archived_at, sha, size, _mtime, path in archived:
+    for archived_at, sha, size, mtime, path in archived:
         if sha not in seen:
             seen.add(sha)
-            rows.append((archived_at, size, sha, f"archived {archived_at[:10]}", path))
+            rows.append((mtime, size, sha, f"archived {archived_at[:10]}", path))
     live = settings.plans_dir / name
     now = _now_in(live)
     where = "live" if now is not None else "archived" if archived else "gone"
@@ -122,12 +124,21 @@ def plan_history(settings: Settings, value: str) -> History:
             f"clarity knows no text of {name}: it is not in {settings.plans_dir}, not archived "
             f"in {settings.archive_dir}, and none was kept; clarity archived lists what is"
         )
+    rows.sort(key=lambda row: _moment(row[0]))  # oldest first, whatever kept it when
     current = now[0] if now is not None else archived[-1][1] if archived else None
     texts = tuple(
         PlanText(number, when, size, sha, source, path, sha == current)
         for number, (when, size, sha, source, path) in enumerate(rows, 1)
     )
     return History(name, texts, where)
+
+
+def _moment(when: str) -> float:
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        return float("inf")  # a date no calendar here shows: the far future
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def text_of(history: History, number: int | None) -> tuple[PlanText, bytes]:

@@ -248,6 +248,18 @@ def test_the_line(isolated_home: Path):
         "clarity: Claude Code will delete 20 plans within 5 days, 8 of them at its next "
         "start: /clarity to review them"
     )
+    # What clarity kept of them is said too (issue 32): all, or how many.
+    assert line(0, [now + 2.5 * DAY], now, kept=1) == (
+        "clarity: Claude Code will delete 1 plan in 2 days (clarity kept its text): "
+        "/clarity to review them"
+    )
+    assert line(0, due, now, kept=20) == (
+        "clarity: Claude Code will delete 20 plans within 5 days, 8 of them at its next "
+        "start (clarity kept their text): /clarity to review them"
+    )
+    assert line(0, due, now, kept=3).endswith(
+        "(clarity kept the text of 3): /clarity to review them"
+    )
 
 
 def test_it_says_what_is_done_and_what_claude_code_will_delete(
@@ -272,7 +284,8 @@ def test_it_says_what_is_done_and_what_claude_code_will_delete(
     again = said(run_hook(work))
 
     assert first == (
-        "clarity: 5 plans done; Claude Code will delete 1 plan in 2 days: /clarity to review them"
+        "clarity: 5 plans done; Claude Code will delete 1 plan in 2 days (clarity kept its "
+        "text): /clarity to review them"
     )
     assert again is None  # said once a day ...
     make_files(plans, {"done-9.md": Plan(DONE, 3)}, now)
@@ -280,7 +293,7 @@ def test_it_says_what_is_done_and_what_claude_code_will_delete(
     make_files(plans, {"old-idea.md": Plan(OPEN, 26.5)}, now)
     assert said(run_hook(work)) == (  # ... a plan newly due is
         "clarity: 6 plans done; Claude Code will delete 2 plans within 3 days, the first "
-        "in 2 days: /clarity to review them"
+        "in 2 days (clarity kept their text): /clarity to review them"
     )
     # A change to Claude Code's settings is seen: a longer cleanup period, nothing at risk.
     (claude_dir / "settings.json").write_text('{"cleanupPeriodDays": 90}')
@@ -288,6 +301,33 @@ def test_it_says_what_is_done_and_what_claude_code_will_delete(
     memo = isolated_home / ".local" / "state" / "clarity" / "session-start.json"
     memo.write_text(memo.read_text().replace(f'"day": "{now.astimezone():%Y-%m-%d}"', '"day": "x"'))
     assert said(run_hook(work)) == "clarity: 6 plans done: /clarity to review them"  # next day
+
+
+def test_it_keeps_the_text_of_plans_near_claude_codes_cleanup_and_only_those(
+    cli, isolated_home: Path, claude_dir: Path
+):
+    now = datetime.now(UTC)
+    plans = claude_dir / "plans"
+    make_files(plans, {"nearly-gone.md": Plan(OPEN, 27.5), "young.md": Plan(OPEN, 3)}, now)
+    work = isolated_home / "work"
+
+    # A deadline too short to reach any plan: nothing kept, nothing wedged, nothing said wrong.
+    short = run_hook(work, command=f"CLARITY_HOOK_DEADLINE=0.000001 {hook_command(sys.executable)}")
+    assert short.returncode == 0 and short.stderr == ""
+    versions = claude_dir / "plans-archive" / "versions"
+    assert not (versions / "nearly-gone").exists()
+    # The next start keeps it (the plan stays where it is) and says so.
+    assert said(run_hook(work)) == (
+        "clarity: Claude Code will delete 1 plan in 2 days (clarity kept its text): "
+        "/clarity to review them"
+    )
+    (kept,) = (versions / "nearly-gone").glob("*.md")
+    assert kept.read_text() == OPEN and (plans / "nearly-gone.md").read_text() == OPEN
+    assert not (versions / "young").exists()  # far from the cleanup: the hook keeps nothing
+
+    (plans / "nearly-gone.md").unlink()  # Claude Code's cleanup, two days later
+    listed = cli("archived", "--json").json()
+    assert [plan["name"] for plan in listed["kept"]] == ["nearly-gone.md"]
 
 
 def test_it_is_quiet_when_nothing_is_worth_saying(isolated_home: Path, claude_dir: Path):

@@ -196,3 +196,37 @@ def test_the_second_plan_of_a_chain_not_yet_approved_is_not_done(
     found = scan(cli, plans_dir)[NAME]
     assert found["class"] == "dormant"  # the second plan was never approved
     assert "; back in plan mode since" in found["reason"]
+
+
+def test_a_chain_of_two_plans_on_one_slug_keeps_both_texts_in_history(
+    cli, plans_dir: Path, isolated_home: Path
+) -> None:
+    # Issue 32: the second plan was written over the first in the same file; both were
+    # approved with "clear context" and implemented. The file holds only the second; the
+    # first lives on in the transcripts, and from there in the plan's history.
+    claude_dir = isolated_home / ".claude"
+    dirs = ("--plans-dir", str(plans_dir))
+    planning, second, plan = _second_plan_written(plans_dir)
+    third = _continued(second, second.present(plan, SECOND_PLAN), THIRD, SECOND_PLAN, plan)
+    third.edit("/home/dev/project/src/invalidate.py")
+    for session in (planning, second, third):
+        session.save(claude_dir)
+    os.utime(plan, (second.time, second.time))
+
+    scan(cli, plans_dir)  # the scan reads the transcripts, and keeps nothing in the archive
+    assert not (plans_dir.parent / "plans-archive" / "versions").exists()
+    applied = cli("apply", "--yes", *dirs)  # archives the plan, and keeps its texts
+    assert applied.exit_code == 0, applied.stderr
+
+    listed = cli("history", "misty-sleeping-cherny", *dirs, "--json").json()
+    texts = [version["sha256"] for version in listed["versions"]]
+    assert len(texts) == 2, listed
+    first, latest = listed["versions"]
+    assert first["source"] == f"approved with clear context, implemented in session {OTHER[:8]}"
+    assert latest["current"] is True and first["current"] is False
+    shown = cli("show", "misty-sleeping-cherny", "--version", "1", *dirs)
+    assert shown.exit_code == 0 and shown.stdout == PLAN
+    assert cli("show", "misty-sleeping-cherny", "--version", "2", *dirs).stdout == SECOND_PLAN
+    # The texts set aside in the state folder went, once kept.
+    state = isolated_home / ".local" / "state" / "clarity"
+    assert not list(state.rglob("plan-texts/*.md"))

@@ -1,0 +1,62 @@
+"""A plan Claude Code deleted, its kept text put on the archive's shelf, so that `restore`
+brings it back as it brings back any archived plan (SPEC 6.1).
+
+The kept text (archive/kept.py) is copied, never moved: a version is never
+deleted by clarity. The copy goes into the quarter folder of the plan's mtime
+under a name nothing has, verified against the text's sha256, with the plan's
+mtime; then its record joins the index. From there the restore, its journal,
+recovery and undo are the archived plan's: an undo puts the plan in the
+archive, where `archived` lists it. A kill between the copy and its record
+leaves a copy the index does not list; the kept text is still whole in
+versions/, and `restore` copies it again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from clarity.archive.kept import KeptPlan
+from clarity.archive.layout import ArchivedFile, free_name, index_record, quarter, quarter_folder
+from clarity.errors import ClarityError
+from clarity.executor.indexing import update_index
+from clarity.executor.mover import extractive_summary
+from clarity.executor.moves import copy_file, error_text
+from clarity.state import DirState
+
+KEPT_RUN = "kept-before-cleanup"  # the `run` of a kept text's record: no run moved it
+
+
+def shelve_kept(
+    state: DirState, archive_dir: Path, plans_dir: Path, kept: KeptPlan
+) -> dict[str, Any]:
+    """Copy the kept text into the archive and list it in the index; its record. Call with
+    the plans dir's lock held. ClarityError (one line) if it cannot be done."""
+    version = kept.version
+    try:
+        folder = quarter_folder(archive_dir, quarter(version.mtime_ns))
+        dst = free_name(folder, kept.name)
+        copy_file(version.path, dst, version.sha256, version.mtime_ns)
+    except OSError as error:
+        raise ClarityError(
+            f"cannot copy the kept text of {kept.name} into the archive "
+            f"({error_text(error, None)}); nothing moved"
+        ) from None
+    summary, source = extractive_summary(dst, kept.name)
+    record = index_record(
+        archive_dir,
+        KEPT_RUN,
+        ArchivedFile(kept.name, dst, version.size, version.sha256, version.mtime_ns),
+        [],
+        title=kept.title,
+        summary=summary,
+        summary_source=source,
+        original=plans_dir / kept.name,
+    )
+    report = update_index(state, archive_dir, [record])
+    if report.failed:
+        raise ClarityError(
+            f"the kept text of {kept.name} is copied to {dst}, but the archive's index did not "
+            f"take its record ({report.failed[0]}); the next clarity apply adds it, then restore"
+        )
+    return record

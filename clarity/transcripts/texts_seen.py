@@ -1,0 +1,121 @@
+"""The texts of plans that sessions presented, approved or wrote, as a scan reads them in the
+transcripts (SPEC 6.1): set aside in clarity's state folder until a run that writes keeps
+them as versions (workflows/keeping.py). A scan writes nothing in the archive, and a
+transcript is read once (incrementally), so what it carries is set aside when it is read.
+
+    <state>/plan-texts/
+        seen.jsonl          one line per (plan, text): plan, sha256, time, source
+        <sha256>.md         the text, UTF-8, as the session carried it
+
+The files are clarity's own cache of what a transcript said: once kept as a version, a
+text's file here goes (the version is the record). A text a session carried twice, or
+in several ways, is set aside once, by the most telling way (approved before presented).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+FOLDER = "plan-texts"
+SEEN = "seen.jsonl"
+TEXT_MOST = 16 * 1024 * 1024  # a longer "plan" in a transcript is no plan: not set aside
+
+# How a session carried the text, most telling first (history says it with the session).
+APPROVED = "approved"
+IMPLEMENTED = "approved with clear context, implemented"
+PRESENTED = "presented"
+WRITTEN = "written"
+_RANK = {APPROVED: 0, IMPLEMENTED: 1, PRESENTED: 2, WRITTEN: 3}
+
+
+class SeenText(NamedTuple):
+    plan: str  # foo.md
+    sha256: str
+    time: str  # when the session carried it (ISO, as Claude Code stamps it)
+    how: str  # APPROVED, IMPLEMENTED, PRESENTED, WRITTEN
+    session: str
+
+    @property
+    def source(self) -> str:
+        """As history says it: `approved in session 3f2a1b4c`."""
+        return f"{self.how} in session {self.session[:8]}"
+
+
+class TextsSeen:
+    """What one scan's reading of the transcripts found, until it is set aside."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[str, str], tuple[SeenText, str]] = {}
+
+    def add(self, plan: str, sha256: str, text: object, time: str, how: str, session: str) -> None:
+        """A text a session carried (text None: it approved a text it presented before,
+        known by its sha256 only)."""
+        key = (plan, sha256)
+        was = self.found.get(key)
+        if was is not None and _RANK[how] < _RANK[was[0].how]:
+            self.found[key] = (SeenText(plan, sha256, time, how, session), was[1])
+            return
+        if was is not None or not isinstance(text, str) or not text.strip():
+            return
+        if len(text) <= TEXT_MOST and sha256:
+            self.found[key] = (SeenText(plan, sha256, time, how, session), text)
+
+    def set_aside(self, folder: Path) -> None:
+        """Write each text found into folder (its file first, then its line). Never raises:
+        a text not set aside now is found again only if the transcript is read again."""
+        if not self.found:
+            return
+        with contextlib.suppress(OSError):
+            folder.mkdir(parents=True, exist_ok=True)
+            lines = []
+            for seen, text in self.found.values():
+                path = folder / f"{seen.sha256}.md"
+                if not path.exists():
+                    temp = folder / f".{seen.sha256}.{os.getpid()}.tmp"
+                    temp.write_bytes(text.encode("utf-8", "surrogatepass"))
+                    temp.replace(path)
+                lines.append(json.dumps(seen._asdict(), ensure_ascii=True) + "\n")
+            with (folder / SEEN).open("a", encoding="ascii") as out:
+                out.write("".join(lines))
+        self.found.clear()
+
+
+def read_seen(folder: Path) -> list[SeenText]:
+    """The texts set aside, each (plan, sha256) once, by its most telling way; a damaged
+    line is passed over."""
+    try:
+        data = (folder / SEEN).read_text("ascii", "replace")
+    except OSError:
+        return []
+    best: dict[tuple[str, str], SeenText] = {}
+    for raw in data.splitlines():
+        try:
+            record: Any = json.loads(raw)
+            seen = SeenText(*(str(record[key]) for key in SeenText._fields))
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue
+        if seen.how not in _RANK or "/" in seen.plan or len(seen.sha256) != 64:
+            continue
+        key = (seen.plan, seen.sha256)
+        was = best.get(key)
+        if was is None or _RANK[seen.how] < _RANK[was.how]:
+            best[key] = seen
+    return list(best.values())
+
+
+def forget(folder: Path, kept: set[tuple[str, str]], left: list[SeenText]) -> None:
+    """After keeping: seen.jsonl holds only what is left, and the kept texts' files go."""
+    from clarity.fsio import write_atomic
+
+    data = "".join(json.dumps(seen._asdict(), ensure_ascii=True) + "\n" for seen in left)
+    with contextlib.suppress(OSError):
+        write_atomic(folder / SEEN, data.encode("ascii"), durable=False)
+    wanted = {seen.sha256 for seen in left}
+    for _, sha in kept:
+        if sha not in wanted:
+            with contextlib.suppress(OSError):
+                (folder / f"{sha}.md").unlink()

@@ -1,0 +1,105 @@
+"""A plan a person (or Claude, through the MCP server) named, wherever it is: `clarity show
+NAME` and MCP `get_plan` are this one lookup. Read-only.
+
+Live first (the plans dir), then the archive (foo, foo.md, foo.2.md, 2026-Q4/foo.md),
+then a plan Claude Code deleted whose text clarity kept before its cleanup
+(SPEC 6.1). Its bytes are read through one descriptor, never through a link,
+and at most `most` of them when the caller says so (a context is not a disk).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clarity.archive.shelf import Found, find_archived, kept_named, read_archived
+from clarity.config import Settings
+from clarity.errors import ClarityError
+from clarity.fsio import READ_FLAGS
+from clarity.plans.reader import is_plan_name
+
+LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
+
+
+@dataclass(frozen=True, slots=True)
+class NamedPlan:
+    """A plan found by its name, and its bytes (the first `most` of them, if cut)."""
+
+    where: str  # LIVE, ARCHIVE or KEPT
+    name: str  # its name in the plans dir
+    path: Path
+    data: bytes
+    cut: bool  # the file holds more than data
+    archived: Found | None = None  # the archive's record of it, when it is archived
+
+
+def _read(path: Path, most: int | None) -> tuple[bytes, bool]:
+    fd = os.open(path, READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(0, "not a regular file", os.fspath(path))
+        parts: list[bytes] = []
+        size = 0
+        while most is None or size < most:
+            chunk = os.read(fd, 1 << 20 if most is None else min(1 << 20, most - size))
+            if not chunk:
+                return b"".join(parts), False
+            parts.append(chunk)
+            size += len(chunk)
+        return b"".join(parts), bool(os.read(fd, 1))
+    finally:
+        os.close(fd)
+
+
+def _wanted(value: str) -> str:
+    text = value.strip()
+    if not text or "\0" in text:
+        raise ClarityError("an empty name was given; name a plan, e.g. misty-sleeping-cherny")
+    return text if text.endswith(".md") else f"{text}.md"
+
+
+def plan_by_name(settings: Settings, value: str, most: int | None = None) -> NamedPlan:
+    """The plan named `value`, live, archived or kept. ClarityError (one line) if none is,
+    or it cannot be read."""
+    wanted = _wanted(value)
+    if "/" not in wanted and is_plan_name(wanted):
+        path = settings.plans_dir / wanted
+        try:
+            data, cut = _read(path, most)
+        except FileNotFoundError:
+            pass  # not live: the archive may have it
+        except OSError as error:
+            raise ClarityError(f"cannot read {path}: {error.strerror or error}") from None
+        else:
+            return NamedPlan(LIVE, wanted, path, data, cut)
+    try:
+        found = find_archived(settings.archive_dir, value)
+    except ClarityError as error:
+        kept = kept_named(settings.archive_dir, settings.plans_dir, value)
+        if kept is None:
+            raise ClarityError(
+                f"no live plan {wanted} in {settings.plans_dir}; {error.message}"
+            ) from None
+        try:
+            data, cut = _read(kept.version.path, most)
+        except OSError as problem:
+            raise ClarityError(
+                f"cannot read the kept text {kept.version.path}: {problem.strerror or problem}"
+            ) from None
+        return NamedPlan(KEPT, kept.name, kept.version.path, data, cut)
+    if most is None:
+        return NamedPlan(ARCHIVE, found.name, found.path, read_archived(found), False, found)
+    try:
+        data, cut = _read(found.reached(), most)
+    except OSError as error:
+        raise ClarityError(f"cannot read {found.path}: {error.strerror or error}") from None
+    return NamedPlan(ARCHIVE, found.name, found.path, data, cut, found)
+
+
+def record_of(plan: NamedPlan) -> dict[str, Any] | None:
+    """The archive's index record of the plan, if it is archived."""
+    return None if plan.archived is None else plan.archived.plan.record
