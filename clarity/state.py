@@ -78,6 +78,11 @@ class DirState(NamedTuple):
         return self.root / "facts.cache"
 
     @property
+    def shared(self) -> Path:
+        """clarity's state folder, which every plans dir's shares (the approval ledger)."""
+        return self.root.parent.parent
+
+    @property
     def sessions_file(self) -> Path:
         return self.root / "sessions.json"
 

@@ -288,6 +288,9 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     return text if worth else None
 
 
+# Events the hook only records in the approval ledger: ExitPlanMode's (its matcher), and
+# the end of a session (one "clear context" or /clear ends: the ledger tells them apart).
+TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "SessionEnd")
 PLUGIN_FLAG = "--plugin"  # the plugin's hooks.json runs the hook with it
 PLUGIN_KEY = "clarity@"  # enabledPlugins' key of the plugin, from any marketplace
 
@@ -303,11 +306,28 @@ def plugin_enabled(env: Mapping[str, str]) -> bool:
     return any(str(key).startswith(PLUGIN_KEY) and on is True for key, on in enabled.items())
 
 
+def ledger(data: Mapping[str, Any], env: Mapping[str, str]) -> None:
+    """The approval ledger's line for this event, if it is one (ExitPlanMode shown or
+    approved, a session started by "clear context"): written before anything else, and
+    never in the way of the session (SPEC 6.1)."""
+    from clarity.transcripts.ledger import record
+
+    with contextlib.suppress(OSError, ValueError):
+        record(data, state_dir(env))
+
+
 def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:
     if PLUGIN_FLAG not in argv and plugin_enabled(env):
         return
+    data = hook_input(stdin)
+    if data.get("hook_event_name") in TOOL_EVENTS:
+        ledger(data, env)  # ExitPlanMode shown or approved, a session ended: nothing said
+        return
+    if data.get("source") == "clear":  # "clear context" began it: recorded, nothing said
+        ledger(data, env)
+        return
     now = time.time()
-    said = finding(hook_input(stdin), env, now)
+    said = finding(data, env, now)
     if said is None:
         return
     from clarity.render.output import say

@@ -1,10 +1,15 @@
-"""clarity's SessionStart hook in Claude Code's settings.json (issue 17).
+"""clarity's hooks in Claude Code's settings.json (issue 17; the approval ledger, issue 32).
 
 Claude Code reads hooks from its settings files:
 
     {"hooks": {"SessionStart": [{"matcher": "startup|resume",
                                  "hooks": [{"type": "command", "command": "...",
                                             "timeout": 5}]}]}}
+
+clarity's one command answers four events (EVENTS): SessionStart (its line; and a
+session that "clear context" started, for the approval ledger), ExitPlanMode's
+PreToolUse and PostToolUse (a plan shown, a plan approved), and SessionEnd (a session
+"clear context" or /clear ended): the last three only for the ledger.
 
 settings.json is the user's file, full of their own keys and hooks, so it is
 edited, never replaced: clarity adds or updates its one entry (known by the
@@ -28,23 +33,36 @@ from clarity.managed import Outcome, write_text
 from clarity.settings_files import dump_json, parse_json, read_settings_text
 
 EVENT = "SessionStart"
-MATCHER = "startup|resume"  # a session that starts or comes back; not /clear or compaction
+MATCHER = "startup|resume|clear"  # a session that starts, comes back, or "clear context" began
+# Each event clarity's hook answers, and its matcher (None: every one). A ledger line for
+# ExitPlanMode only, and for a session that ends by "clear context" (or /clear).
+EVENTS: dict[str, str | None] = {
+    EVENT: MATCHER,
+    "PreToolUse": "ExitPlanMode",
+    "PostToolUse": "ExitPlanMode",
+    "SessionEnd": None,
+}
 TIMEOUT_SECONDS = 5  # Claude Code stops the hook after this; the hook itself gives up sooner
 HOOK_MODULE = "clarity.hook"
-_OURS = re.compile(r"(^|\s)-m\s+" + re.escape(HOOK_MODULE) + r"\s*$")
+_GUARD = " 2>/dev/null || true"  # clarity uninstalled, its Python gone: the hook says nothing
+_OURS = re.compile(
+    r"(^|\s)-m\s+" + re.escape(HOOK_MODULE) + r"\s*(" + re.escape(_GUARD.strip()) + r")?\s*$"
+)
 
 
 def hook_command(python: str) -> str:
     """The shell command Claude Code runs: this Python, quoted for the shell, and the
     hook module (not the clarity command: the hook never pays for typer and rich).
     -I: the project folder the session starts in is not on sys.path, so no file of
-    its own (a json.py, a clarity/) is ever imported in clarity's place."""
+    its own (a json.py, a clarity/) is ever imported in clarity's place. Guarded: once
+    clarity is uninstalled and its Python gone, the shell's "not found" is not said and
+    the hook still ends well, at every session start and every plan shown (issue 36)."""
     if unsafe_character(python) is not None:
         raise ClarityError(
             f"the Python that runs clarity has a control character in its path ({python!r}); "
             "Claude Code's hook cannot run it: reinstall clarity under a plain path"
         )
-    return shlex.join([python, "-I", "-m", HOOK_MODULE])
+    return shlex.join([python, "-I", "-m", HOOK_MODULE]) + _GUARD
 
 
 def is_ours(hook: Any) -> bool:
@@ -84,17 +102,17 @@ def _load(path: Path) -> dict[str, Any] | None:
     return settings
 
 
-def _groups(settings: dict[str, Any], path: Path) -> list[Any] | None:
+def _groups(settings: dict[str, Any], path: Path, event: str = EVENT) -> list[Any] | None:
     hooks = settings.get("hooks")
     if hooks is None:
         return None
     if not isinstance(hooks, dict):
         raise ClarityError(f'{path}: "hooks" is not an object; clarity leaves it alone')
-    groups = hooks.get(EVENT)
+    groups = hooks.get(event)
     if groups is None:
         return None
     if not isinstance(groups, list):
-        raise ClarityError(f'{path}: "hooks.{EVENT}" is not a list; clarity leaves it alone')
+        raise ClarityError(f'{path}: "hooks.{event}" is not a list; clarity leaves it alone')
     return groups
 
 
@@ -102,7 +120,8 @@ def check_settings(path: Path) -> None:
     """Refuse, before anything is written, a settings file clarity could not edit."""
     settings = _load(path)
     if settings is not None:
-        _groups(settings, path)
+        for event in EVENTS:
+            _groups(settings, path, event)
 
 
 def _save(path: Path, settings: dict[str, Any]) -> None:
@@ -114,29 +133,46 @@ def _entry(command: str) -> dict[str, Any]:
 
 
 def add_hook(path: Path, command: str) -> HookChange:
-    """Add clarity's SessionStart hook to the settings file at path, or bring it up to
-    date; every other key and hook stays as it was."""
+    """Add clarity's hooks (EVENTS) to the settings file at path, or bring them up to date;
+    every other key and hook stays as it was."""
     settings = _load(path)
     if settings is None:
         settings = {}
-    groups = _groups(settings, path)
+    for event in EVENTS:
+        _groups(settings, path, event)  # every event checked before anything changes
+    outcomes = {_add(settings, path, event, matcher, command) for event, matcher in EVENTS.items()}
+    if outcomes == {Outcome.UNCHANGED}:
+        return HookChange(path, Outcome.UNCHANGED)
+    _save(path, settings)
+    fresh = outcomes == {Outcome.INSTALLED}  # none was there: installed; else brought up to date
+    return HookChange(path, Outcome.INSTALLED if fresh else Outcome.UPDATED)
+
+
+def _add(
+    settings: dict[str, Any], path: Path, event: str, matcher: str | None, command: str
+) -> Outcome:
+    """clarity's hook for one event, added or brought up to date in settings (not saved)."""
+    groups = _groups(settings, path, event)
     wanted = _entry(command)
     found = _ours_in(groups or [])
     if found:
         (group, index), *extra = found
-        if not extra and group["hooks"][index] == wanted and group.get("matcher") == MATCHER:
-            return HookChange(path, Outcome.UNCHANGED)
+        if not extra and group["hooks"][index] == wanted and group.get("matcher") == matcher:
+            return Outcome.UNCHANGED
         _drop(groups or [], extra)
         group["hooks"][index] = wanted
-        group["matcher"] = MATCHER
-        _save(path, settings)
-        return HookChange(path, Outcome.UPDATED)
+        if matcher is None:
+            group.pop("matcher", None)
+        else:
+            group["matcher"] = matcher
+        return Outcome.UPDATED
     if groups is None:
         hooks = settings.setdefault("hooks", {})
-        groups = hooks.setdefault(EVENT, [])
-    groups.append({"matcher": MATCHER, "hooks": [wanted]})
-    _save(path, settings)
-    return HookChange(path, Outcome.INSTALLED)
+        groups = hooks.setdefault(event, [])
+    groups.append(
+        {"hooks": [wanted]} if matcher is None else {"matcher": matcher, "hooks": [wanted]}
+    )
+    return Outcome.INSTALLED
 
 
 def _ours_in(groups: list[Any]) -> list[tuple[dict[str, Any], int]]:
@@ -162,19 +198,26 @@ def _drop(groups: list[Any], places: list[tuple[dict[str, Any], int]]) -> None:
 
 
 def remove_hook(path: Path) -> HookChange:
-    """Take clarity's hook out of the settings file; nothing else changes."""
+    """Take clarity's hooks out of the settings file; nothing else changes."""
     settings = _load(path)
-    groups = _groups(settings, path) if settings is not None else None
-    if settings is None or not groups:
+    if settings is None:
         return HookChange(path, Outcome.ABSENT)
-    places = _ours_in(groups)
-    if not places:
+    for event in EVENTS:
+        _groups(settings, path, event)  # every event checked before anything changes
+    removed = False
+    for event in EVENTS:
+        groups = _groups(settings, path, event)
+        places = _ours_in(groups or [])
+        if not groups or not places:
+            continue
+        _drop(groups, places)
+        removed = True
+        hooks = settings["hooks"]
+        if not groups:
+            del hooks[event]
+        if not hooks:
+            del settings["hooks"]
+    if not removed:
         return HookChange(path, Outcome.ABSENT)
-    _drop(groups, places)
-    hooks = settings["hooks"]
-    if not groups:
-        del hooks[EVENT]
-    if not hooks:
-        del settings["hooks"]
     _save(path, settings)
     return HookChange(path, Outcome.REMOVED)

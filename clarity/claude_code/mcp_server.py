@@ -37,7 +37,7 @@ R = TypeVar("R")
 TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
 LIST_MOST = 500
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
-_WHERE = {"all": None, "live": "live", "archive": "archive"}
+_WHERE = {"all": None, "live": "live", "archive": "archive", "kept": "kept"}
 _CLASSES = ("active", "completed", "stale", "dormant")
 
 
@@ -84,8 +84,9 @@ def _anticipated(tool: Callable[P, R]) -> Callable[P, R]:
 # What Claude is told of the server when it connects (the module's docstring is for us).
 INSTRUCTIONS = (
     "clarity knows every Claude Code plan on this machine: the live ones (the plans "
-    "directory) and those clarity archived. search_plans finds plans by their words, best "
-    "first; get_plan reads one, live or archived; list_plans gives each live plan's class "
+    "directory), those clarity archived, and every earlier text of a plan clarity kept "
+    "(plans Claude Code deleted too). search_plans finds plans by their words, best "
+    "first; get_plan reads one, live, archived or kept; list_plans gives each live plan's class "
     "(active, completed, stale, dormant) and why. Use them to answer questions about earlier "
     "plans (what was decided, what is still open). All read-only: nothing here moves a plan."
 )
@@ -100,13 +101,15 @@ def build_server(settings: Settings) -> MCPServer:
         query: str, project: str | None = None, where: str = "all", limit: int = 10
     ) -> dict[str, Any]:
         """Find Claude Code plans, live (~/.claude/plans) or archived by clarity, by their
-        words, best first. where: all, live or archive. Each hit: name, where it lives,
-        class, project, date, title and the line that matched."""
+        words, best first; also earlier texts of a plan, and plans Claude Code deleted, that
+        clarity kept (where "kept", the reason saying which version). where: all, live,
+        archive or kept. Each hit: name, where it lives, class, project, date, title and
+        the line that matched."""
         from clarity.render.search_report import hits_document
         from clarity.search import run_search
 
         if where not in _WHERE:
-            raise ValueError("where must be all, live or archive")
+            raise ValueError("where must be all, live, archive or kept")
         found = run_search(
             settings,
             query,

@@ -31,8 +31,8 @@ HookOption = Annotated[
     bool,
     typer.Option(
         "--hook",
-        help="Also a SessionStart hook: one line when plans are done or at risk "
-        "(uninstall: only the hook).",
+        help="Also Claude Code hooks: one line at session start when plans are done or at "
+        "risk, and the approval ledger of ExitPlanMode (uninstall: only the hooks).",
     ),
 ]
 
@@ -45,11 +45,11 @@ _SAID = {
     "absent": "/clarity is not installed",
 }
 _HOOK_SAID = {
-    "installed": "added clarity's SessionStart hook to",
-    "unchanged": "clarity's SessionStart hook is already in",
-    "updated": "updated clarity's SessionStart hook in",
-    "removed": "removed clarity's SessionStart hook from",
-    "absent": "clarity's SessionStart hook is not in",
+    "installed": "added clarity's hooks to",
+    "unchanged": "clarity's hooks is already in",
+    "updated": "updated clarity's hooks in",
+    "removed": "removed clarity's hooks from",
+    "absent": "clarity's hooks is not in",
 }
 
 

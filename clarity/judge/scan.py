@@ -115,14 +115,16 @@ def live_sessions(
         find_plan_sessions,  # only a scan with plans pays for it
     )
 
+    state = DirState.for_plans_dir(settings.plans_dir)
     return find_plan_sessions(
         settings.claude_dir / "projects",
         settings.plans_dir,
         now.timestamp(),
         settings.protect_hours,
         session or None,
-        DirState.for_plans_dir(settings.plans_dir).sessions_file,
+        state.sessions_file,
         go_on=go_on,
+        ledger_dir=state.shared,
     )
 
 

@@ -18,6 +18,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from clarity.fsio import write_atomic
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
 from clarity.transcripts.lines import PlanPaths
@@ -38,6 +39,11 @@ def _unchanged(known: TranscriptFacts, info: os.stat_result) -> bool:
         info.st_mtime_ns,
         info.st_ino,
     )
+
+
+def _session_of(relative: str) -> str:
+    """The session a transcript's path names: `<project>/<session>.jsonl`."""
+    return os.path.basename(relative).removesuffix(".jsonl")  # noqa: PTH119
 
 
 def _quiet(facts: TranscriptFacts) -> QuietCursor:
@@ -72,6 +78,7 @@ class _Reading:
         if store_file is not None:  # the texts it reads are set aside beside what it learns
             self.plans.texts = TextsSeen()
         self.plan_sessions = {facts.session for facts in self.known.values()}
+        self.ledger_sessions: set[str] = set()  # the sessions the approval ledger names
         self.read = self.bytes_read = 0
         quiet = None if store_file is None else store_file.with_name(QUIET_FILE)
         self.quiet = QuietFile(quiet, self.projects_dir, go_on=go_on)
@@ -96,10 +103,13 @@ class _Reading:
                 self._read(path, facts)
             return
         line = self.quiet.take(relative)
-        if line is not None and unchanged(line, info):
+        named = self.ledger_sessions and _session_of(relative) in self.ledger_sessions
+        if line is not None and unchanged(line, info) and not named:
             self.quiet.keep(line)  # the common case, kept as it was written
             return
-        after = self._read(path, None if line is None else parse(line))
+        # A transcript that said nothing of the plans, of a session the ledger names (one
+        # "clear context" started), is read again from its start: its edits are the work.
+        after = self._read(path, None if line is None or named else parse(line))
         if isinstance(after, QuietCursor):
             self.quiet.put(relative, after)
         elif line is not None:
@@ -137,6 +147,30 @@ class _Reading:
                 save_store(self.store_file, self.plans_dir, self.known)
 
 
+_LEDGER_READ = "ledger-read"  # how far this plans dir's scans set aside the ledger's texts
+
+
+def _ledger(ledger_dir: Path, reading: _Reading, store_file: Path | None) -> list[TranscriptFacts]:
+    """The ledger's facts for this plans dir; its new texts set aside with the transcripts'."""
+    from clarity.transcripts.ledger_facts import ledger_facts
+
+    marker = None if store_file is None else store_file.with_name(_LEDGER_READ)
+    texts_from = 0
+    if marker is not None:
+        with contextlib.suppress(OSError, ValueError):
+            texts_from = int(marker.read_text("ascii"))
+    texts = TextsSeen() if marker is not None else None
+    facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, texts_from)
+    if end < texts_from:  # the ledger was started anew: every text in it is new
+        facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, 0)
+    if marker is not None and texts is not None and end != texts_from:
+        assert store_file is not None
+        texts.set_aside(store_file.with_name(TEXTS_FOLDER))
+        with contextlib.suppress(OSError):
+            write_atomic(marker, str(end).encode("ascii"), durable=False)
+    return facts
+
+
 def find_plan_sessions(
     projects_dir: Path,
     plans_dir: Path,
@@ -146,14 +180,21 @@ def find_plan_sessions(
     store_file: Path | None = None,
     *,
     go_on: bool = False,
+    ledger_dir: Path | None = None,
 ) -> PlanSessions:
     """Read what the transcripts appended since the last time, and weigh it all.
 
     store_file keeps what was learned between runs (None: read every
     transcript whole and keep nothing). go_on: start where a scan cut short
-    stopped, taking what was learned of the transcripts before as it is.
+    stopped, taking what was learned of the transcripts before as it is. ledger_dir: the
+    folder of the plugin's approval ledger (ledger.py), weighed beside the transcripts.
     """
     reading = _Reading(projects_dir, plans_dir, store_file, current_session, go_on)
+    # The ledger first: a session it names (one "clear context" started) has its edits
+    # read, even when its transcript never names the plan.
+    ledger = _ledger(ledger_dir, reading, store_file) if ledger_dir is not None else []
+    reading.ledger_sessions = {facts.session for facts in ledger}
+    reading.plan_sessions.update(reading.ledger_sessions)
     try:
         if projects_dir.is_dir():
             reading.run()
@@ -161,7 +202,7 @@ def find_plan_sessions(
             reading.at = None  # no transcripts at all: nothing left to go on with
     finally:
         reading.keep()  # cut short (an interrupt, the hook's deadline): what was read stays
-    weighed = weigh(reading.known.values(), now, protect_hours, current_session)
+    weighed = weigh([*reading.known.values(), *ledger], now, protect_hours, current_session)
     notes = reading.notes
     if (
         current_session

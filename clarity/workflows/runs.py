@@ -186,6 +186,8 @@ def _with_texts_kept(
 
     if not trusted and project_signs(settings.plans_dir):  # a hand archive in a project:
         return report  # its README and notes are no plans to keep
+    # First the texts sessions carried: a text kept from there says which session it was.
+    carried = keep_session_texts(state, settings.archive_dir, now)
     retention = settings.retention
     kept = keep_live_plans(
         state,
@@ -195,7 +197,6 @@ def _with_texts_kept(
         cleanup_days=None if retention is None else retention.days,
         keep_days=settings.keep_days,
     )
-    carried = keep_session_texts(state, settings.archive_dir, now)
     kept.problems.extend(carried.problems)
     kept.kept.extend(carried.kept)
     lines = kept.problems[:3]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import stat
 import sys
@@ -55,28 +56,31 @@ def test_the_hook_joins_the_users_settings_and_leaves_them_as_they_were(cli, set
     added = cli("install-command", "--hook")
 
     assert added.exit_code == 0, added.stderr
-    assert f"added clarity's SessionStart hook to {settings_file}" in added.stdout
+    assert f"added clarity's hooks to {settings_file}" in added.stdout
     settings = json.loads(settings_file.read_text())
     assert list(settings) == list(USERS_SETTINGS)  # every key, in its order
     assert {k: v for k, v in settings.items() if k != "hooks"} == {
         k: v for k, v in USERS_SETTINGS.items() if k != "hooks"
     }
-    assert settings["hooks"]["PreToolUse"] == USERS_SETTINGS["hooks"]["PreToolUse"]
+    ours_hook = [{"type": "command", "command": hook_command(sys.executable), "timeout": 5}]
     theirs, ours = settings["hooks"]["SessionStart"]
     assert theirs == USERS_SETTINGS["hooks"]["SessionStart"][0]
-    assert ours == {
-        "matcher": "startup|resume",
-        "hooks": [{"type": "command", "command": hook_command(sys.executable), "timeout": 5}],
-    }
+    assert ours == {"matcher": "startup|resume|clear", "hooks": ours_hook}
+    # ExitPlanMode shown and approved: the approval ledger's (issue 32), beside theirs
+    their_audit, ledger = settings["hooks"]["PreToolUse"]
+    assert their_audit == USERS_SETTINGS["hooks"]["PreToolUse"][0]
+    assert ledger == {"matcher": "ExitPlanMode", "hooks": ours_hook}
+    assert settings["hooks"]["PostToolUse"] == [{"matcher": "ExitPlanMode", "hooks": ours_hook}]
+    assert settings["hooks"]["SessionEnd"] == [{"hooks": ours_hook}]  # "clear" told apart
 
     before = settings_file.read_bytes()
     again = cli("install-command", "--hook")
-    assert "clarity's SessionStart hook is already in" in again.stdout
+    assert "clarity's hooks is already in" in again.stdout
     assert settings_file.read_bytes() == before
 
     removed = cli("uninstall-command", "--hook")
     assert removed.exit_code == 0
-    assert f"removed clarity's SessionStart hook from {settings_file}" in removed.stdout
+    assert f"removed clarity's hooks from {settings_file}" in removed.stdout
     assert json.loads(settings_file.read_text()) == USERS_SETTINGS
     assert (settings_file.parent / "skills" / "clarity" / "SKILL.md").is_file()  # only the hook
 
@@ -88,7 +92,7 @@ def test_uninstall_takes_out_the_skill_and_the_hook(cli, settings_file: Path):
 
     assert removed.exit_code == 0
     assert "removed /clarity" in removed.stdout
-    assert "removed clarity's SessionStart hook" in removed.stdout
+    assert "removed clarity's hooks" in removed.stdout
     assert json.loads(settings_file.read_text()) == {}
 
 
@@ -101,7 +105,7 @@ def test_a_moved_clarity_updates_its_hook_in_place(cli, settings_file: Path):
 
     result = cli("install-command", "--hook")
 
-    assert "updated clarity's SessionStart hook in" in result.stdout
+    assert "updated clarity's hooks in" in result.stdout
     (group,) = json.loads(settings_file.read_text())["hooks"]["SessionStart"]
     assert group["hooks"] == [
         {"type": "command", "command": hook_command(sys.executable), "timeout": 5}
@@ -410,7 +414,18 @@ def test_an_enabled_plugin_says_the_line_and_the_installed_hook_keeps_quiet(
     )
 
     assert said(run_hook(work)) is None  # install-command's hook: the plugin's says it
-    plugins = hook_command(sys.executable) + " --plugin"
+    plugins = shlex.join([sys.executable, "-I", "-m", "clarity.hook", "--plugin"])
     assert said(run_hook(work, command=plugins)) == (
         "clarity: 3 plans done: /clarity to review them"
     )
+
+
+def test_a_hook_left_behind_by_an_uninstalled_clarity_says_nothing(isolated_home: Path):
+    # Issue 36, item 4: after `uv tool uninstall`, the settings still name a Python that is
+    # gone; the hook runs at every session start and every plan shown, and must end well.
+    gone = hook_command(str(isolated_home / "gone-venv" / "bin" / "python"))
+    for event in ("SessionStart", "PreToolUse"):
+        ran = run_hook(
+            isolated_home / "work", stdin=json.dumps({"hook_event_name": event}), command=gone
+        )
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")

@@ -180,3 +180,22 @@ def test_after_a_killed_apply_no_reader_settles_it_and_none_moves_a_file(plans_d
     assert "which was interrupted" in settled.stderr + settled.stdout
     assert not (plans_dir / "later.md").exists()
     assert (archive / "2026-Q4" / "later.md").exists()
+
+
+def test_claude_finds_words_only_an_earlier_version_holds(cli, shelved: Path) -> None:
+    plan = shelved / "ledger-export.md"
+    plan.write_text(plan.read_text().replace("to CSV", "to Parquet"))
+    applied = cli("apply", "--rescan", "--yes", "--now", NOW_ISO, "--plans-dir", str(shelved))
+    assert applied.exit_code == 0, applied.stderr
+
+    _, (earlier, kept_only, now) = ask(
+        shelved,
+        ("search_plans", {"query": "CSV"}),
+        ("search_plans", {"query": "CSV", "where": "kept"}),
+        ("search_plans", {"query": "Parquet"}),
+    )
+    (hit,) = data(earlier)["hits"]
+    assert (hit["name"], hit["where"]) == ("ledger-export.md", "kept")
+    assert hit["reason"].startswith("version 1, kept ")
+    assert [h["name"] for h in data(kept_only)["hits"]] == ["ledger-export.md"]
+    assert [(h["name"], h["where"]) for h in data(now)["hits"]] == [("ledger-export.md", "live")]

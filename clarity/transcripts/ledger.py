@@ -1,0 +1,159 @@
+"""The approval ledger (SPEC 6.1): what the plugin's hooks recorded the moment Claude Code
+showed a plan, approved it, or started the session that implements it.
+
+Claude Code deletes transcripts, and their format changes; the ledger is
+clarity's own record, one JSON line per event in the state folder:
+
+    <state>/ledger.jsonl         {"event", "at", "session", "cwd", "plan", "sha256", ...}
+    <state>/ledger-texts/<sha256>.md   the text shown or approved, once per text
+
+`record` writes a line (the hook, claude_code/hook.py, calls it; standard library only:
+it runs at every ExitPlanMode). `ledger_facts` reads the ledger as transcript facts
+of the sessions it names, for one plans dir, so that the scan weighs them beside the
+transcripts' (transcripts/sessions.py):
+- presented: PreToolUse or PermissionRequest of ExitPlanMode (`tool_input` `{plan,
+  planFilePath}`): the plan shown, in that session.
+- approved: PostToolUse of ExitPlanMode (the plan in `tool_response`): approved there.
+- ended: the SessionEnd with `reason: "clear"` of the session that was cleared, with its
+  `prompt_id`; cleared: the SessionStart with `source: "clear"` of the new session (no
+  plan in either). A person's own `/clear` gives the same pair (Claude Code 2.1.328,
+  fixtures/claude_code/2.1.328/12-hook-events): what tells a "clear context" approval
+  apart is that the ending carries the `prompt_id` of the prompt that presented the plan
+  (a person's /clear has a new one). So a cleared start approves the plan its project
+  presented last only when the ending just before it (within CLEAR_WINDOW) is that
+  presenting session's, with that prompt; the new session is the one that implements it.
+"""
+
+# ruff: noqa: PTH103, PTH105, PTH110, PTH118, PTH123
+# (os.path, not pathlib: the hook imports this at every ExitPlanMode, and pathlib alone
+# costs a hook a fifth of its time)
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+LEDGER = "ledger.jsonl"
+TEXTS = "ledger-texts"
+TEXT_MOST = 16 * 1024 * 1024  # a longer "plan" is no plan: its line is kept, not its text
+LINE_MOST = 64 * 1024  # a line longer than this is not one clarity wrote
+LEDGER_MOST = 256 * 1024 * 1024  # past this the ledger is not read (one line per plan shown)
+PRESENTED, APPROVED, ENDED, CLEARED = "presented", "approved", "ended", "cleared"
+EVENTS = (PRESENTED, APPROVED, ENDED, CLEARED)
+CLEAR_WINDOW = 10.0  # seconds from the cleared session's end to the new one's start (0.1 s)
+PLAN_TOOL = "ExitPlanMode"
+
+
+def _now() -> str:
+    """Now, as transcripts write times (2026-11-02T09:15:00.000Z), so that they compare."""
+    moment = time.time()
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment)) + f".{int(moment % 1 * 1000):03d}Z"
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def entry_of(data: Mapping[str, Any]) -> tuple[dict[str, Any], str | None] | None:
+    """The ledger line for a hook's input, and the plan's text; None if it is no event the
+    ledger keeps."""
+    event = data.get("hook_event_name")
+    session = _text(data.get("session_id"))
+    if session is None:
+        return None
+    tool_input = data.get("tool_input")
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    if event == "SessionStart":
+        if data.get("source") != "clear":
+            return None
+        kind, plan, text = CLEARED, None, None
+    elif event == "SessionEnd":
+        if data.get("reason") != "clear":
+            return None
+        kind, plan, text = ENDED, None, None
+    elif data.get("tool_name") != PLAN_TOOL:
+        return None
+    elif event in ("PreToolUse", "PermissionRequest"):
+        kind, plan, text = PRESENTED, tool_input.get("planFilePath"), tool_input.get("plan")
+    elif event == "PostToolUse":
+        response = data.get("tool_response")
+        response = response if isinstance(response, dict) else {}
+        plan = response.get("filePath") or tool_input.get("planFilePath")
+        kind, text = APPROVED, response.get("plan") or tool_input.get("plan")
+    else:
+        return None
+    text = _text(text)
+    if text is not None and len(text) > TEXT_MOST:
+        text = None
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() if text else ""
+    line = {
+        "event": kind,
+        "at": _now(),
+        "session": session,
+        "cwd": _text(data.get("cwd")),
+        "plan": _text(plan),
+        "sha256": digest,
+        "prompt": _text(data.get("prompt_id")),
+        "transcript": _text(data.get("transcript_path")),
+    }
+    return line, text
+
+
+def record(data: Mapping[str, Any], state_dir: str) -> bool:
+    """Write the ledger line for a hook's input (and the text, once); whether it was one
+    to keep. Raises OSError (the hook says nothing and goes on)."""
+    found = entry_of(data)
+    if found is None:
+        return False
+    line, text = found
+    os.makedirs(state_dir, exist_ok=True)
+    if text is not None:
+        folder = os.path.join(state_dir, TEXTS)
+        path = os.path.join(folder, f"{line['sha256']}.md")
+        if not os.path.exists(path):
+            os.makedirs(folder, exist_ok=True)
+            temp = f"{path}.{os.getpid()}.tmp"
+            with open(temp, "wb") as out:
+                out.write(text.encode("utf-8", "surrogatepass"))
+            os.replace(temp, path)
+    data_line = (json.dumps(line, ensure_ascii=True) + "\n").encode("ascii")
+    fd = os.open(os.path.join(state_dir, LEDGER), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data_line)  # one write of a short line: appended whole
+    finally:
+        os.close(fd)
+    return True
+
+
+def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The ledger's lines that are clarity's, oldest first, each with the offset of its
+    end; a damaged one is passed over."""
+    path = os.path.join(state_dir, LEDGER)
+    try:
+        with open(path, "rb") as source:
+            if os.fstat(source.fileno()).st_size > LEDGER_MOST:
+                return
+            data = source.read()
+    except OSError:
+        return
+    end = 0
+    for raw in data.splitlines(keepends=True):
+        end += len(raw)
+        if len(raw) > LINE_MOST or not raw.endswith(b"\n"):
+            continue  # a line still being written is read next time
+        with contextlib.suppress(ValueError, RecursionError):
+            line = json.loads(raw)
+            if (
+                isinstance(line, dict)
+                and line.get("event") in EVENTS
+                and isinstance(line.get("at"), str)
+                and isinstance(line.get("session"), str)
+            ):
+                yield end, line

@@ -1,0 +1,136 @@
+"""The approval ledger (ledger.py) read as transcript facts, for one plans dir: the scan
+weighs them beside what the transcripts said (sessions.py), so an approval the plugin
+saw is evidence even when Claude Code has deleted the transcript or changed its format.
+
+Each session the ledger names for a plan of this plans dir becomes facts of its own:
+the plan named at that moment, and the event (presented, approved; a `cleared` start
+as the implementing session's approval of the plan its project presented last, when
+the session that ended just before it presented it, in the same prompt). Its
+edits and commits still come from its transcripts (kept in the store once read). The
+texts the ledger holds are set aside like the transcripts' (texts_seen.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from clarity.transcripts import texts_seen
+from clarity.transcripts.ledger import (
+    APPROVED,
+    CLEAR_WINDOW,
+    CLEARED,
+    ENDED,
+    PRESENTED,
+    TEXTS,
+    read_ledger,
+)
+from clarity.transcripts.lines import PlanPaths
+from clarity.transcripts.store import APPROVED as APPROVED_EVENT
+from clarity.transcripts.store import IMPLEMENTING, Cursor, Event, TranscriptFacts
+from clarity.transcripts.store import PRESENTED as PRESENTED_EVENT
+
+_NO_CURSOR = Cursor(0, 0, 0, 0, "")
+_KIND = {PRESENTED: PRESENTED_EVENT, APPROVED: APPROVED_EVENT}
+_HOW = {PRESENTED: texts_seen.PRESENTED, APPROVED: texts_seen.APPROVED}
+
+
+def _seconds(at: str) -> float:
+    try:
+        return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+class _Facts:
+    def __init__(self) -> None:
+        self.by_session: dict[str, TranscriptFacts] = {}
+
+    def add(self, line: dict[str, Any], kind: str, plan: str, sha: str) -> None:
+        session, at = line["session"], line["at"]
+        facts = self.by_session.get(session)
+        if facts is None:
+            facts = TranscriptFacts(session, False, _NO_CURSOR, _seconds(at))
+            self.by_session[session] = facts
+        facts.mtime = max(facts.mtime, _seconds(at))
+        cwd = line.get("cwd")
+        facts.cwd = cwd if isinstance(cwd, str) else facts.cwd
+        facts.plan = plan
+        facts.refs[plan] = max(facts.refs.get(plan, ""), at)
+        facts.events.append(Event(at, kind, plan, "ledger", sha))
+
+
+def ledger_facts(
+    state_dir: str,
+    plans: PlanPaths,
+    texts: texts_seen.TextsSeen | None = None,
+    texts_from: int = 0,
+) -> tuple[list[TranscriptFacts], int]:
+    """What the ledger says of this plans dir's plans, as facts per session; and where
+    the ledger ends. The texts of lines past texts_from (where the last scan's reading
+    ended) are set aside in texts."""
+    found = _Facts()
+    shown: dict[str, tuple[dict[str, Any], str]] = {}  # project -> its last plan shown
+    ended: dict[str, dict[str, Any]] = {}  # project -> the last session cleared there
+    end = 0
+    for end, line in read_ledger(state_dir):
+        event = line["event"]
+        sha = str(line.get("sha256") or "")
+        project = str(line.get("cwd"))
+        if event == ENDED:
+            ended[project] = line
+            continue
+        if event == CLEARED:
+            approved = _approved_by_clear(line, shown.get(project), ended.pop(project, None))
+            if approved is not None:
+                shown.pop(project, None)
+                presented, plan = approved
+                found.add(line, IMPLEMENTING, plan, presented.get("sha256") or "")
+            continue
+        named = plans.plan_name(line.get("plan"))
+        if named is None:
+            continue  # another plans dir's plan (or none named)
+        plan = named
+        found.add(line, _KIND[event], plan, sha)
+        if event == PRESENTED:
+            shown[project] = (line, plan)
+        else:
+            shown.pop(project, None)  # answered: no "clear context" start approves it
+        if texts is not None and sha and end > texts_from:
+            _set_aside(texts, state_dir, line, plan, sha, _HOW[event])
+    return list(found.by_session.values()), end
+
+
+def _approved_by_clear(
+    start: dict[str, Any],
+    last: tuple[dict[str, Any], str] | None,
+    ending: dict[str, Any] | None,
+) -> tuple[dict[str, Any], str] | None:
+    """The plan shown that a "clear context" start approves: the session that ended just
+    before the start presented it, and ended in the prompt that presented it. A person's
+    own /clear ends in a prompt of its own: it approves nothing."""
+    if last is None or ending is None:
+        return None
+    presented, _ = last
+    prompt = presented.get("prompt")
+    return (
+        last
+        if ending["session"] == presented["session"] != start["session"]
+        and isinstance(prompt, str)
+        and ending.get("prompt") == prompt
+        and 0 <= _seconds(start["at"]) - _seconds(ending["at"]) <= CLEAR_WINDOW
+        else None
+    )
+
+
+def _set_aside(
+    texts: texts_seen.TextsSeen, state_dir: str, line: dict[str, Any], plan: str, sha: str, how: str
+) -> None:
+    path = Path(state_dir) / TEXTS / f"{sha}.md"
+    try:
+        with path.open("rb") as source:
+            text = source.read(texts_seen.TEXT_MOST + 1).decode("utf-8", "surrogatepass")
+    except (OSError, UnicodeDecodeError):
+        return
+    texts.add(plan, sha, text, line["at"], how, line["session"])
