@@ -8,20 +8,32 @@ mtime; then its record joins the index. From there the restore, its journal,
 recovery and undo are the archived plan's: an undo puts the plan in the
 archive, where `archived` lists it. A kill between the copy and its record
 leaves a copy the index does not list; the kept text is still whole in
-versions/, and `restore` copies it again.
+versions/, and the next `restore` takes that copy up (same bytes, not listed) rather
+than copying again.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from clarity.archive.kept import KeptPlan
-from clarity.archive.layout import ArchivedFile, free_name, index_record, quarter, quarter_folder
+from clarity.archive.layout import (
+    ArchivedFile,
+    free_name,
+    index_record,
+    quarter,
+    quarter_folder,
+    read_index_lines,
+    relative_path,
+)
 from clarity.errors import ClarityError
 from clarity.executor.indexing import update_index
 from clarity.executor.mover import extractive_summary
-from clarity.executor.moves import copy_file, error_text
+from clarity.executor.moves import copy_file, error_text, keep_mtime
+from clarity.fsio import hash_file
 from clarity.state import DirState
 
 KEPT_RUN = "kept-before-cleanup"  # the `run` of a kept text's record: no run moved it
@@ -35,8 +47,10 @@ def shelve_kept(
     version = kept.version
     try:
         folder = quarter_folder(archive_dir, quarter(version.mtime_ns))
-        dst = free_name(folder, kept.name)
-        copy_file(version.path, dst, version.sha256, version.mtime_ns)
+        dst = _left_by_a_kill(archive_dir, folder, kept)
+        if dst is None:
+            dst = free_name(folder, kept.name)
+            copy_file(version.path, dst, version.sha256, version.mtime_ns)
     except OSError as error:
         raise ClarityError(
             f"cannot copy the kept text of {kept.name} into the archive "
@@ -60,3 +74,22 @@ def shelve_kept(
             f"take its record ({report.failed[0]}); the next clarity apply adds it, then restore"
         )
     return record
+
+
+def _left_by_a_kill(archive_dir: Path, folder: Path, kept: KeptPlan) -> Path | None:
+    """A copy of this kept text that a killed restore left in the quarter folder, listed by
+    no record: taken up as it is (its bytes checked), so that none is left behind."""
+    listed = {str(line.record.get("path")) for line in read_index_lines(archive_dir) if line.record}
+    stem = kept.name.removesuffix(".md")
+    for number in range(1, 100):
+        path = folder / (kept.name if number == 1 else f"{stem}.{number}.md")
+        if not os.path.lexists(path):
+            return None
+        if relative_path(path, archive_dir) in listed:
+            continue
+        info = os.lstat(path)
+        same = stat.S_ISREG(info.st_mode) and info.st_size == kept.version.size
+        if same and hash_file(path) == kept.version.sha256:
+            keep_mtime(path, kept.version.mtime_ns)
+            return path
+    return None

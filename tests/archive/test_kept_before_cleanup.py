@@ -9,7 +9,10 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tests.builders.files import Plan, make_files
+import pytest
+
+from tests.builders.files import Plan, make_files, quarters_of
+from tests.builders.processes import killed
 
 # A real plan (plan mode's sections), never marked done: dormant, reported, never archived.
 TEXT = (
@@ -149,3 +152,38 @@ def test_show_reads_a_live_plan_and_a_kept_one(cli, isolated_home: Path) -> None
     missing = cli("show", "nothing-here", *dirs)
     assert missing.exit_code == 2 and missing.stderr.count("\n") == 1
     assert "no live plan nothing-here.md" in missing.stderr
+
+
+def _gone_and_kept(cli, home: Path) -> tuple[Path, tuple[str, ...], int]:
+    plans_dir = _cleanup_dir(home)
+    make_files(plans_dir, {"payments.md": Plan(TEXT, 25)}, now=datetime.now(UTC))
+    mtime = (plans_dir / "payments.md").stat().st_mtime_ns
+    _weekly(cli, plans_dir)
+    (plans_dir / "payments.md").unlink()  # Claude Code's cleanup
+    return plans_dir, ("--plans-dir", str(plans_dir)), mtime
+
+
+@pytest.mark.parametrize("moment", ["after-shelve-copy", "after-restore"])
+def test_a_restore_of_a_kept_plan_killed_midway_loses_nothing_and_a_rerun_finishes(
+    cli, isolated_home: Path, moment: str
+) -> None:
+    plans_dir, dirs, mtime = _gone_and_kept(cli, isolated_home)
+    versions = plans_dir.parent / "plans-archive" / "versions" / "payments"
+    kept_before = {path.name: path.read_bytes() for path in versions.iterdir()}
+
+    killed(moment, plans_dir, "restore", "payments", "--yes", *dirs)
+
+    assert {path.name: path.read_bytes() for path in versions.iterdir()} == kept_before
+    if not (plans_dir / "payments.md").exists():  # killed before the plan came back
+        again = cli("restore", "payments", "--yes", *dirs)
+        assert again.exit_code == 0, again.stderr
+    assert (plans_dir / "payments.md").read_bytes() == TEXT.encode()
+    assert (plans_dir / "payments.md").stat().st_mtime_ns == mtime
+    _weekly(cli, plans_dir)  # settles what the kill left, and leaves the restored plan be
+    assert (plans_dir / "payments.md").read_bytes() == TEXT.encode()
+    listed = cli("archived", *dirs, "--json").json()  # nothing listed twice
+    assert listed["kept"] == [] and listed["plans"] == []
+    (quarter,) = quarters_of(plans_dir.parent / "plans-archive")
+    assert list(quarter.iterdir()) == []  # no copy left behind by the kill
+    plan = cli("scan", *dirs, "--json").json()["plans"][0]
+    assert plan["reason"].startswith("restored by you on"), plan["reason"]

@@ -217,6 +217,8 @@ def rename_noreplace(src, dst):  # clarity's own moves
     real_noreplace(src, dst)
     if moment == "after-keep-rename" and keeping:
         die()  # named, not yet recorded
+    if moment == "after-shelve-copy" and os.fsdecode(src).endswith("-partial"):
+        die()  # a kept text copied into the archive, its record not yet in the index
     after(src, dst)
 
 def unlink(path, *args, **kwargs):

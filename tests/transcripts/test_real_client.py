@@ -128,3 +128,20 @@ def test_a_chain_of_two_plans_on_one_slug_is_done_by_the_third_session(
     assert plan["reason"].startswith(
         f'implemented in session {third[:8]} ({end.date()}) after "clear context"'
     ), plan["reason"]
+
+
+@pytest.mark.parametrize("name", ["03-clear-context", "11-clear-context-chain"])
+def test_a_plan_whose_transcripts_claude_code_deleted_is_still_judged_implemented(
+    cli, isolated_home: Path, tmp_path: Path, name: str
+) -> None:
+    # Issue 32: Claude Code deletes transcripts too; what a scan learned of them is kept in
+    # clarity's state folder, so the evidence outlives them.
+    plans, end, _ = lay_out(FIXTURES / name, isolated_home, tmp_path / "proj")
+    now = (end + timedelta(days=20)).isoformat()
+    scan = ("scan", "--plans-dir", str(plans), "--now", now, "--json")
+    before = [p for p in cli(*scan).json()["plans"] if p["parent"] is None]
+    shutil.rmtree(isolated_home / ".claude" / "projects")  # Claude Code's cleanup
+
+    after = [p for p in cli(*scan).json()["plans"] if p["parent"] is None]
+    assert [(p["class"], p["reason"]) for p in after] == [(p["class"], p["reason"]) for p in before]
+    assert after[0]["class"] == "completed", after[0]["reason"]
