@@ -62,7 +62,27 @@ def _project(value: str | None) -> str | None:
         return None
     if not value.strip() or "\0" in value:
         raise ValueError("project must be a folder's path")
-    return str(Path(value).expanduser().absolute())
+    try:
+        return str(Path(value).expanduser().absolute())
+    except RuntimeError:  # ~nouser/x: no such user, no home to expand
+        raise ValueError("project names the home of no user here; give the folder's path") from None
+
+
+def _text_safe(value: Any) -> Any:
+    """A result (or a message) with every string made text JSON can carry: a file name of
+    bytes that are not UTF-8, or a lone surrogate a client sent, as U+FFFD (the SDK would
+    fail to send it, and the client would get no answer at all)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # each surrogate one U+FFFD, as search's names show them
+            return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in value)
+        return value
+    if isinstance(value, dict):
+        return {_text_safe(key): _text_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_text_safe(item) for item in value]
+    return value
 
 
 def _anticipated(tool: Callable[P, R]) -> Callable[P, R]:
@@ -72,11 +92,12 @@ def _anticipated(tool: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(tool)
     def answer(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return tool(*args, **kwargs)
+            result: R = _text_safe(tool(*args, **kwargs))
         except ClarityError as error:
-            raise ToolError(error.message) from None
+            raise ToolError(_text_safe(error.message)) from None
         except (ValueError, OSError) as error:
-            raise ToolError(str(error)) from None
+            raise ToolError(_text_safe(str(error))) from None
+        return result
 
     return answer
 
@@ -206,4 +227,8 @@ def _list_plans(
 
 def serve(settings: Settings) -> None:
     """Answer on stdin and stdout until the client goes."""
-    build_server(settings).run("stdio")
+    from clarity.claude_code.mcp_stdin import repair_stdin
+
+    server = build_server(settings)
+    repair_stdin()  # a lone surrogate in a request: answered, not dropped by the SDK
+    server.run("stdio")

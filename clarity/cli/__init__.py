@@ -13,6 +13,7 @@ import copy
 import errno
 import gc
 import os
+import shlex
 import sys
 from collections.abc import MutableMapping
 
@@ -131,6 +132,27 @@ def _interrupted(args: list[str]) -> str:
     return f"{start}clarity: interrupted; nothing was moved"
 
 
+_QUERY_COMMANDS = ("search", "archived")  # commands whose words may begin with -
+
+
+def _dash_word_hint(error: typer.TyperException, args: list[str]) -> str | None:
+    """For a word to search for that begins with - (taken for an option): how to give it."""
+    name = getattr(error, "option_name", None)  # a NoSuchOption (typer's own click's)
+    ctx = getattr(error, "ctx", None)
+    command = getattr(getattr(ctx, "command", None), "name", None)
+    if not isinstance(name, str) or command not in _QUERY_COMMANDS:
+        return None
+    # `-f` of `-flag`: click reads it as short options
+    word = next((arg for arg in args if arg.startswith(name)), name)
+    quoted = shlex.quote(word)
+    return (
+        f" (to search for {quoted}, end the options with --: clarity {command} -- {quoted}; "
+        f"to leave out the plans that hold it: clarity {command} -- WORD {quoted})"
+        if command == "search"
+        else f" (to search for {quoted}, end the options with --: clarity {command} -- {quoted})"
+    )
+
+
 def _run(args: list[str]) -> int:
     try:
         result = _group_for(args).main(args=args, prog_name="clarity", standalone_mode=False)
@@ -143,6 +165,7 @@ def _run(args: list[str]) -> int:
         return error.exit_code
     except typer.TyperException as error:  # typer's parse errors: bad option, bad value
         hint = f" (see {_command_path(error)} --help)" if error.exit_code == 2 else ""
+        hint = _dash_word_hint(error, args) or hint
         message = one_line(error.format_message()).rstrip(".")
         output.say([f"clarity: error: {message}{hint}"], err=True)
         return error.exit_code

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 PLACES = ("live", "archive")
 INDEX_NAME = "search.sqlite"  # in the plans dir's state folder
+ARCHIVED_WAIT = 2.0  # seconds `archived QUERY` waits on the index before reading the files
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +57,12 @@ def run_search(
 
     from clarity.search.documents import ARCHIVE, LIVE
     from clarity.search.index import SearchIndex
-    from clarity.search.query import terms
+    from clarity.search.query import QueryError, terms
 
-    words = terms(query)
-    if not words.indexed and not words.short:
-        raise ClarityError("an empty query was given; search for a word, e.g. clarity search cache")
+    try:
+        words = terms(query)
+    except QueryError as error:
+        raise ClarityError(str(error)) from None
     from clarity.judge.scan import check_plans_dir
 
     check_plans_dir(settings)  # a mistyped folder is said, not searched and found empty
@@ -114,14 +116,17 @@ def archived_text_matches(settings: Settings) -> Callable[[str], set[str] | None
         from filelock import Timeout
 
         from clarity.search.index import SearchIndex
-        from clarity.search.query import terms
+        from clarity.search.query import QueryError, terms
 
         state = DirState.for_plans_dir(settings.plans_dir)
         try:
-            with SearchIndex.open(state) as index:
+            asked = terms(query, phrase=True)
+            # Another clarity bringing the index up to date: the files are read instead,
+            # not waited on in silence.
+            with SearchIndex.open(state, wait=ARCHIVED_WAIT) as index:
                 index.refresh_archive(settings.archive_dir)
-                return index.archived_matching(terms(query, phrase=True))
-        except (sqlite3.Error, OSError, Timeout):
+                return index.archived_matching(asked)
+        except (sqlite3.Error, OSError, Timeout, QueryError):
             return None
 
     return matching
@@ -142,7 +147,7 @@ def remember_scan(state: DirState, report: ScanReport) -> None:
     verdicts = [
         Verdict(
             v.name,
-            stamp_of(v.facts.stamp.size, v.facts.stamp.mtime_ns, v.facts.stamp.inode),
+            stamp_of(*v.facts.stamp),
             v.plan_class.value,
             v.reason,
             report.project(v),

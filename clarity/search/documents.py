@@ -24,8 +24,10 @@ LIVE, ARCHIVE, KEPT = "live", "archive", "kept"  # KEPT: a text clarity kept (SP
 Known = Mapping[str, tuple[int, str]]  # a row's key -> (its id, the stamp it was read at)
 
 
-def stamp_of(size: int, mtime_ns: int, inode: int) -> str:
-    return f"{size}:{mtime_ns}:{inode}"
+def stamp_of(size: int, mtime_ns: int, inode: int, ctime_ns: int = 0) -> str:
+    """A file's stamp as the index keeps it: with its ctime, which a same-size edit whose
+    mtime was put back (cp -p, rsync --inplace -t) still moves."""
+    return f"{size}:{mtime_ns}:{inode}:{ctime_ns}"
 
 
 def live_documents(
@@ -38,7 +40,7 @@ def live_documents(
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
+        stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
         key = stored(entry.name)
         seen.add(key)
         row_id, was = known.get(key, (None, ""))

@@ -54,7 +54,7 @@ from clarity.search.documents import (
 from clarity.search.query import LIKE_ESCAPE, Terms
 from clarity.state import DirState
 
-SCHEMA = 3
+SCHEMA = 4  # 4: stamps carry the ctime
 HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
 _WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
 WAIT_SECONDS = 60.0  # while another clarity brings the index up to date (a build: seconds)
@@ -104,7 +104,7 @@ class Verdict(NamedTuple):
     """What a scan found of a live plan, as the index keeps it."""
 
     name: str
-    stamp: str  # size:mtime_ns:inode, as stamp_of writes it
+    stamp: str  # size:mtime_ns:inode:ctime_ns, as stamp_of writes it
     plan_class: str
     reason: str
     project: str | None
@@ -281,6 +281,9 @@ class SearchIndex:
         for pattern in terms.like_patterns():
             where.append("text.body LIKE ? ESCAPE ?")
             params += [pattern, LIKE_ESCAPE]
+        for pattern in terms.unlike_patterns():
+            where.append("text.body NOT LIKE ? ESCAPE ?")
+            params += [pattern, LIKE_ESCAPE]
         rows = self.db.execute(
             "SELECT docs.key FROM text JOIN docs ON docs.id = text.rowid WHERE "
             + " AND ".join(where),
@@ -320,6 +323,12 @@ class SearchIndex:
                 "OR text.body LIKE ? ESCAPE ?)"
             )
             params += [pattern, LIKE_ESCAPE] * 3
+        for pattern in terms.unlike_patterns():
+            where.append(
+                "NOT (text.name LIKE ? ESCAPE ? OR text.title LIKE ? ESCAPE ? "
+                "OR text.body LIKE ? ESCAPE ?)"
+            )
+            params += [pattern, LIKE_ESCAPE] * 3
         for column, value in (("place", place), ("plan_class", plan_class)):
             if value is not None:
                 where.append(f"docs.{column} = ?")
@@ -344,26 +353,38 @@ class SearchIndex:
             params.append(limit * 2 + 10)  # a kept text found beside its plan is left out
         hits = []
         for row in self.db.execute(sql, params):
-            where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, body = row
-            if not snip:
-                snip = _around(body, terms.short or terms.indexed)
-            path = _path_of(where_, key, plans_dir, archive_dir)
-            hits.append(
-                Hit(
-                    where_,
-                    name,
-                    path,
-                    quarter,
-                    cls,
-                    reason,
-                    proj,
-                    datetime.fromtimestamp(mtime, UTC),
-                    title,
-                    " ".join(snip.split()),
-                    float(score),
-                )
-            )
+            try:
+                hits.append(_hit(row, terms, plans_dir, archive_dir))
+            except (TypeError, ValueError, OverflowError, OSError) as error:
+                # A row no refresh of clarity's wrote (another program, a disk's damage):
+                # the index is made anew (run_search), never an error for good.
+                raise sqlite3.DatabaseError(f"a row of the wrong kind ({error})") from None
         return _without_kept_beside_their_plan(hits)[:limit]
+
+
+def _hit(row: tuple[Any, ...], terms: Terms, plans_dir: Path, archive_dir: Path) -> Hit:
+    where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, body = row
+    for text in (where_, name, key, body):
+        if not isinstance(text, str):
+            raise TypeError("a text column holds no text")
+    for maybe in (quarter, cls, reason, proj, title, snip):
+        if maybe is not None and not isinstance(maybe, str):
+            raise TypeError("a text column holds no text")
+    if not snip:
+        snip = _around(body, terms.short or terms.indexed)
+    return Hit(
+        where_,
+        name,
+        _path_of(where_, key, plans_dir, archive_dir),
+        quarter,
+        cls,
+        reason,
+        proj,
+        datetime.fromtimestamp(float(mtime), UTC),
+        title,
+        " ".join(str(snip).split()),
+        float(score),
+    )
 
 
 def _folder(key: str) -> str:

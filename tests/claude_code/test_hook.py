@@ -261,7 +261,7 @@ def test_the_line(isolated_home: Path):
         "clarity: Claude Code will delete 20 plans within 5 days, 8 of them at its next "
         "start (clarity kept their text): /clarity to review them"
     )
-    assert line(0, due, now, kept=3).endswith(
+    assert str(line(0, due, now, kept=3)).endswith(
         "(clarity kept the text of 3): /clarity to review them"
     )
 

@@ -107,7 +107,9 @@ def _silent_chain(home: Path) -> tuple[Path, tuple[str, ...], datetime]:
 
 
 def _verdict(cli, args: tuple[str, ...], plan: Path) -> dict[str, Any]:
-    return {p["name"]: p for p in cli("scan", *args).json()["plans"]}[plan.name]
+    found: dict[str, Any] = {p["name"]: p for p in cli("scan", *args).json()["plans"]}
+    verdict: dict[str, Any] = found[plan.name]
+    return verdict
 
 
 def test_a_clear_context_approval_the_ledger_saw_decides_where_the_transcript_is_silent(
@@ -208,3 +210,35 @@ def test_what_the_real_client_sent_is_recorded_and_tells_clear_context_from_clea
     after_clear = {e["session_id"] for e in refused if e.get("source") == "clear"}
     implementing = {f.session for f in facts if any(ev.kind == "implementing" for ev in f.events)}
     assert implementing == started and not implementing & after_clear
+
+
+def test_the_ledger_the_real_client_wrote_through_the_plugin_pairs_only_clear_context(
+    isolated_home: Path,
+) -> None:
+    # fixtures/claude_code/2.1.328/ledger-walk: the plugin installed in the real client,
+    # its hooks writing clarity's ledger in three sessions: "clear context", Escape then
+    # the person's /clear, a plain approval.
+    from clarity.transcripts.ledger_facts import ledger_facts
+    from clarity.transcripts.lines import PlanPaths
+
+    walk = json.loads((FIXTURES.parent / "ledger-walk" / "walk.json").read_text())
+    plans_dir = isolated_home / ".claude" / "plans"
+    plans_dir.mkdir(parents=True)
+    state = _state(isolated_home)
+    state.mkdir(parents=True)
+    lines = []
+    for entry in walk["ledger"]:
+        text = json.dumps(entry["line"]).replace("<plans>", str(plans_dir))
+        lines.append(text.replace("<project>", PROJECT).replace("<home>", str(isolated_home)))
+    (state / "ledger.jsonl").write_text("".join(line + "\n" for line in lines))
+
+    facts, _ = ledger_facts(str(state), PlanPaths(plans_dir))
+    by_scenario = {
+        entry["scenario"]: entry["line"]["session"]
+        for entry in walk["ledger"]
+        if entry["line"]["event"] == "cleared"
+    }
+    implementing = {f.session for f in facts if any(e.kind == "implementing" for e in f.events)}
+    approved = {f.session for f in facts if any(e.kind == "approved" for e in f.events)}
+    assert implementing == {by_scenario["a-clear-context"]}
+    assert len(approved) == 1  # the plain approval's PostToolUse

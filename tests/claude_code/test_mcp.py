@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +93,9 @@ def test_claude_finds_and_reads_plans_and_nothing_moves(shelved: Path) -> None:
 
 BAD: list[tuple[str, dict[str, Any], str]] = [
     ("search_plans", {"query": "cache", "where": "nowhere"}, "where must be all"),
-    ("search_plans", {"query": "   "}, "an empty query"),
+    ("search_plans", {"query": "   "}, "nothing to search for"),
+    ("search_plans", {"query": "cache", "project": "~nouser/x"}, "the home of no user"),
+    ("search_plans", {"query": "cache " * 2000}, "longer than a search takes"),
     ("search_plans", {"query": "cache", "limit": 0}, "limit must be between"),
     ("get_plan", {"name": "no-such-plan"}, "no live plan no-such-plan.md"),
     ("get_plan", {"name": "../../etc/passwd"}, "no live plan"),
@@ -199,3 +203,77 @@ def test_claude_finds_words_only_an_earlier_version_holds(cli, shelved: Path) ->
     assert hit["reason"].startswith("version 1, kept ")
     assert [h["name"] for h in data(kept_only)["hits"]] == ["ledger-export.md"]
     assert [(h["name"], h["where"]) for h in data(now)["hits"]] == [("ledger-export.md", "live")]
+
+
+def test_odd_names_and_text_that_is_not_utf8_get_an_answer(cli, plans_dir: Path) -> None:
+    # Issue 36, H4: one plan whose file name is not UTF-8 made list_plans and search_plans
+    # fail with no message; a lone surrogate in the arguments got no reply at all.
+    make_files(plans_dir, PLANS)
+    odd = os.fsdecode(b"caf\xe9-cache.md")
+    (plans_dir / odd).write_text("# Caf\u00e9 cache" + BODY)
+
+    _, (listed, found) = ask(plans_dir, ("list_plans", {}), ("search_plans", {"query": "cache"}))
+    names = {plan["name"] for plan in data(listed)["plans"]}
+    assert "caf\ufffd-cache.md" in names
+    assert "caf\ufffd-cache.md" in {hit["name"] for hit in data(found)["hits"]}
+
+    # The SDK's client cannot even send a lone surrogate: a client that writes its own JSON
+    # can ("\ud800" is valid JSON text). Every call gets its answer.
+    calls = [
+        ("get_plan", '{"name": "no-\\ud800-plan"}'),
+        ("search_plans", '{"query": "cache \\udc80"}'),
+        ("search_plans", '{"query": "cache", "project": "/tmp/\\ud800"}'),
+    ]
+    answers = _raw_calls(plans_dir, calls)
+    assert [answer["result"]["isError"] for answer in answers] == [True, False, False]
+    assert "no live plan no-\ufffd-plan.md" in answers[0]["result"]["content"][0]["text"]
+
+
+def _raw_calls(plans_dir: Path, calls: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """tools/call requests written as raw JSON-RPC lines on the server's stdin; the answers."""
+    opening = [
+        '{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": '
+        '"2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}',
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+    ]
+    requests = [
+        f'{{"jsonrpc": "2.0", "id": {number}, "method": "tools/call", '
+        f'"params": {{"name": "{name}", "arguments": {arguments}}}}}'
+        for number, (name, arguments) in enumerate(calls, 1)
+    ]
+    server = _server(plans_dir)
+    process = subprocess.Popen(
+        [server.command, *server.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=server.env,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    answers: dict[int, dict[str, Any]] = {}
+    try:
+        for line in [*opening, *requests]:
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+        lines: queue.Queue[str] = queue.Queue()
+        stdout = process.stdout
+
+        def read() -> None:
+            for line in stdout:
+                lines.put(line)
+
+        threading.Thread(target=read, daemon=True).start()
+        while len(answers) < len(calls):  # the client waits for its answers, as one does
+            try:  # ... but not for ever: a request the server drops would hang the suite
+                line = lines.get(timeout=60)
+            except queue.Empty:
+                raise AssertionError(f"{len(calls) - len(answers)} calls got no answer") from None
+            message = json.loads(line)
+            if isinstance(message.get("id"), int) and message["id"] > 0:
+                answers[message["id"]] = message
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+    return [answers[number] for number in sorted(answers)]

@@ -88,12 +88,46 @@ def test_every_word_must_be_there_and_short_words_and_cjk_are_found(cli, shelved
 
 
 @pytest.mark.parametrize(
-    "query", ['"', "cache*", "NEAR(a b)", "a AND", "100%", "_", "x'y", "^cache", "col:cache"]
+    "query", ["cache*", "NEAR(a b)", "a AND", "100%", "x'y", "^cache", "col:cache", "C++"]
 )
 def test_no_query_is_a_syntax_error(cli, shelved: Path, query: str) -> None:
     result = cli("search", query, "--plans-dir", str(shelved), "--json")
     assert result.exit_code == 0, result.stderr
     assert isinstance(result.json()["hits"], list)
+
+
+@pytest.mark.parametrize("query", ['"', "_", "(", "- -", "-cache"])
+def test_a_query_with_no_word_to_find_is_one_line(cli, shelved: Path, query: str) -> None:
+    # Issue 36, item 7: `(` matched every plan up to the limit; `-cache` alone has nothing
+    # to find, only something to leave out.
+    result = cli("search", "--plans-dir", str(shelved), "--", query)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "nothing to search for" in result.stderr
+
+
+def test_a_word_led_by_a_dash_leaves_out_the_plans_that_hold_it(cli, shelved: Path) -> None:
+    both = set(names(search(cli, shelved, "cach")))
+    assert both == {"cache-layer.md", "search-ui.md"}
+    result = cli("search", "--plans-dir", str(shelved), "--json", "--", "cach", "-memcached")
+    assert result.exit_code == 0, result.stderr
+    assert names(result.json()) == ["search-ui.md"]  # cache-layer's sub-plan says memcached
+
+
+def test_c_plus_plus_is_the_word_c_not_every_word_that_begins_with_c(cli, shelved: Path) -> None:
+    assert names(search(cli, shelved, "C++")) == []  # no plan here has the word c
+    assert set(names(search(cli, shelved, "c"))) >= {"cache-layer.md"}  # a prefix
+
+
+def test_repeated_and_too_many_words_and_bytes_that_are_not_text(cli, shelved: Path) -> None:
+    # Issue 36, H5: 400 times `a` took 127 s holding the index's lock.
+    assert names(search(cli, shelved, *["cache"] * 400)) == names(search(cli, shelved, "cache"))
+    many = cli("search", *[f"w{i}" for i in range(40)], "--plans-dir", str(shelved))
+    assert many.exit_code == 2 and "40 different words is more than a search takes" in many.stderr
+    long = cli("search", "x" * 10_000, "--plans-dir", str(shelved))
+    assert long.exit_code == 2 and "longer than a search takes" in long.stderr
+    raw = cli("search", b"caf\xe9".decode("utf-8", "surrogateescape"), "--plans-dir", str(shelved))
+    assert raw.exit_code == 2 and "not text (not UTF-8)" in raw.stderr
+    assert raw.stderr.count("\n") == 1
 
 
 def test_filters(cli, shelved: Path) -> None:
@@ -197,3 +231,52 @@ def test_searches_at_once_each_find_everything(plans_dir: Path) -> None:
     assert [process.returncode for process in running] == [0, 0, 0], said
     for out, _ in said:
         assert len(json.loads(out)["hits"]) == 1500
+
+
+def test_a_word_that_begins_with_a_dash_is_shown_how_to_give(cli, shelved: Path) -> None:
+    result = cli("search", "-flag", "--plans-dir", str(shelved))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "clarity search -- -flag" in result.stderr
+    assert "clarity search -- WORD -flag" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "column, value", [("mtime", "'not a moment'"), ("title", "x'01'"), ("quarter", "x'00'")]
+)
+def test_index_rows_of_the_wrong_kind_are_made_anew(
+    cli, shelved: Path, column: str, value: str
+) -> None:
+    # Issue 36, H5: a row another program wrote gave "internal error" at every search.
+    import sqlite3
+
+    search(cli, shelved, "cache")
+    index = DirState.for_plans_dir(shelved).root / "search.sqlite"
+    with sqlite3.connect(index) as db:
+        db.execute(f"UPDATE docs SET {column} = {value}")
+    assert set(names(search(cli, shelved, "cache"))) == {"cache-layer.md", "search-ui.md"}
+
+
+def test_a_same_size_edit_with_its_mtime_put_back_is_found_by_its_new_words(
+    cli, shelved: Path
+) -> None:
+    plan = shelved / "search-ui.md"
+    search(cli, shelved, "ui")
+    before = plan.stat()
+    plan.write_text(plan.read_text().replace("hit rate", "hot spot"))  # same size
+    os.utime(plan, ns=(before.st_atime_ns, before.st_mtime_ns))  # cp -p, rsync -t
+    assert plan.stat().st_size == before.st_size
+    assert names(search(cli, shelved, "spot")) == ["search-ui.md"]
+
+
+def test_archived_query_reads_the_files_while_another_clarity_holds_the_index(
+    cli, shelved: Path
+) -> None:
+    # Issue 36, H5: it waited 60 s in silence on the index; the files say the same.
+    from filelock import FileLock
+
+    index = DirState.for_plans_dir(shelved).root / "search.sqlite"
+    index.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(f"{index}.lock"):
+        listed = cli("archived", "read-through", "--plans-dir", str(shelved), "--json")
+    assert listed.exit_code == 0, listed.stderr
+    assert [plan["name"] for plan in listed.json()["plans"]] == ["cache-layer.md"]
