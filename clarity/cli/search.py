@@ -105,7 +105,7 @@ def mcp_server(plans_dir: PlansDirOption = None, archive_dir: ArchiveDirOption =
         from clarity.claude_code.mcp_server import serve
     except ImportError:
         raise ClarityError(
-            "clarity mcp needs the MCP SDK, which is an extra: "
-            "pip install 'clarity-plans[mcp]' (or uv tool install 'clarity-plans[mcp]')"
+            "clarity mcp needs the MCP SDK (the mcp package), which this install lacks: "
+            "install clarity again (from its checkout: uv tool install --reinstall .)"
         ) from None
     serve(settings)

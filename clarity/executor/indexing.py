@@ -11,6 +11,7 @@ touches this archive, and the run says what is left and how to unblock it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Callable, Collection, Iterable
@@ -159,6 +160,8 @@ def _update(
     left = _load_pending(state, archive_dir)
     change = _merged(left, adds, removes)
     try:
+        if archive_dir.is_symlink():  # replaced by a link since the run began
+            raise OSError(errno.ELOOP, "the archive folder is a link now", os.fspath(archive_dir))
         lines = change_index(archive_dir, change.adds, change.removes)
     except OSError as error:
         return _keep_for_later(state, archive_dir, change, error)

@@ -61,6 +61,15 @@ def changed_reason(path: Path, expected: ProposedFile) -> str | None:
         return f"cannot read it: {error.strerror or error}"
 
 
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """The folder itself, never what a link leads to: its device and inode."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
 def extractive_summary(path: Path, name: str) -> tuple[str, str]:
     try:
         return extract_summary(read_opening(path)), "extract"
@@ -112,6 +121,7 @@ class GroupMover:
     _taken: set[Path] = field(default_factory=set)  # archive names chosen in this run
     _batch: Batch[_Announced] = field(init=False)  # announced groups not yet moved
     indexed: bool = False  # whether this run archived a group (its index needs writing)
+    _anchor: tuple[int, int] | None = field(default=None, init=False)  # the archive folder
     problems: list[str] = field(default_factory=list)  # index changes left for the next run
     notes: list[str] = field(default_factory=list)  # damage found in the index
 
@@ -220,8 +230,9 @@ class GroupMover:
         group, moved = announced.group, list(announced.moved)
         for index, (proposed, intent) in enumerate(announced.moves):
             is_plan = proposed is group.plan
-            # Checked again here: the file may have changed since it was announced.
-            reason = changed_reason(intent.src, proposed)
+            # Checked again here: the file may have changed since it was announced; and
+            # the archive folder, replaced by a link or another folder, is gone to no more.
+            reason = self._archive_replaced(intent) or changed_reason(intent.src, proposed)
             if reason is None:
                 moved_ok, where = self._move(group, proposed, intent)
                 if moved_ok:
@@ -240,6 +251,26 @@ class GroupMover:
             break
         if group.action is Action.ARCHIVE and moved and moved[0][0] is group.plan:
             self.records.append(self._record(group, moved))
+
+    def _archive_replaced(self, intent: Intent) -> str | None:
+        """Why nothing more goes into the archive, if its folder was replaced since this
+        run's first move into it (a link put in its place: the index would be written, and
+        plans moved, wherever it leads). Said once among the run's problems."""
+        if intent.dst is None:
+            return None  # to the trash
+        now = _identity(self.archive_dir)
+        if self._anchor is None:
+            self._anchor = now
+            return None
+        if now == self._anchor:
+            return None
+        reason = (
+            f"the archive folder {self.archive_dir} was replaced while clarity ran; left in "
+            "place: put the archive back, then apply again (undo puts back what moved)"
+        )
+        if reason not in self.problems:
+            self.problems.append(reason)
+        return reason
 
     def _withdraw(
         self, group: ProposedGroup, proposed: ProposedFile, intent: Intent, reason: str

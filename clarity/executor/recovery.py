@@ -35,8 +35,9 @@ from clarity.executor.records import Ending, Intent, Move, Outcome, RunKind
 from clarity.executor.restore import finish_restore
 from clarity.executor.results import ActionResult, Status
 from clarity.executor.trash import freedesktop, locate, remove_strays
+from clarity.executor.trash_layout import trash_dirs
 from clarity.executor.undo import Restorable, finish_groups, plan_undo, relist
-from clarity.fsio import claim_path, fsync_dir, partial_path, same_bytes
+from clarity.fsio import claim_path, fsync_dir, partial_path, same_bytes, sweep_temps
 from clarity.model import Action
 from clarity.state import DirState
 
@@ -192,6 +193,17 @@ def _started(log: RunLog) -> datetime | None:
         return None
 
 
+def _sweep_trash_claims(log: RunLog) -> None:
+    """The record a killed trasher was writing (`.clarity-claim.<pid>.tmp` in the trash's
+    info/): removed now, not only when a later run happens to trash something there."""
+    folders = {intent.info.parent for intent in log.intents.values() if intent.info is not None}
+    for intent in log.intents.values():
+        if intent.move is Move.TRASH:  # its record's name was not journaled yet
+            folders.update(trash.folder / "info" for trash in trash_dirs(intent.src))
+    for folder in folders:
+        sweep_temps(folder / "clarity-claim")
+
+
 def recover(state: DirState) -> list[str]:
     """Settle the interrupted run, if any; lines saying what was done and what is left.
     Hold the lock."""
@@ -221,6 +233,7 @@ def recover(state: DirState) -> list[str]:
     else:
         problems = finish_restore(state, log, journal)
     journal.close(state, interrupted=True)
+    _sweep_trash_claims(log)
     failed = counts[Ending.FAILED]
     notes.append(
         f"settled {log.label}, which was interrupted: "

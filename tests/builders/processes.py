@@ -153,7 +153,7 @@ def run_json(*args: str) -> tuple[int, dict[str, Any]]:
 CHILD = r"""
 import errno, json, os, signal, sys
 moment, plans_dir = sys.argv[1], sys.argv[2]
-real_rename, real_unlink, real_fsync = os.rename, os.unlink, os.fsync
+real_rename, real_unlink, real_fsync, real_link = os.rename, os.unlink, os.fsync, os.link
 import clarity.fsio as fsio
 real_noreplace = fsio.rename_noreplace
 
@@ -198,6 +198,12 @@ def after(src, dst):
         die()
     # "back-into-plans:N" / "back-into-archive:N": killed once N files have landed there
     where, _, count = moment.partition(":")
+    if where == "swap-archive" and "/plans-archive/" in dst and not dst.endswith("-partial"):
+        landed.append(dst)
+        if len(landed) == int(count):  # the archive folder replaced by a link to itself
+            archive = dst[: dst.index("/plans-archive/") + len("/plans-archive")]
+            real_rename(archive, archive + ".real")
+            os.symlink(archive + ".real", archive)
     into_archive = "/plans-archive/" in dst and not dst.endswith("-partial")
     if (where, True) in (("back-into-plans", in_plans(dst)), ("back-into-archive", into_archive)):
         landed.append(dst)
@@ -239,7 +245,12 @@ def fsync(fd):
         if moment == "after-announce" and b'"op": "intent"' in open(journal, "rb").read():
             die()  # the batch's intents are on disk; nothing has moved
 
-os.rename, os.unlink, os.fsync = rename, unlink, fsync
+def link(src, dst, *args, **kwargs):
+    if moment == "mid-trash-claim" and ".clarity-claim." in os.fsdecode(src):
+        die()  # the trash record written beside its name, not yet linked into place
+    real_link(src, dst, *args, **kwargs)
+
+os.rename, os.unlink, os.fsync, os.link = rename, unlink, fsync, link
 fsio.rename_noreplace = rename_noreplace
 from clarity.cli import main
 if moment == "cross-written-before-unlink":

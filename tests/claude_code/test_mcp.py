@@ -137,8 +137,8 @@ def test_without_the_sdk_it_says_which_extra_to_install(tmp_path: Path, plans_di
 
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "clarity: error: clarity mcp needs the MCP SDK, which is an extra: "
-        "pip install 'clarity-plans[mcp]' (or uv tool install 'clarity-plans[mcp]')"
+        "clarity: error: clarity mcp needs the MCP SDK (the mcp package), which this install "
+        "lacks: install clarity again (from its checkout: uv tool install --reinstall .)"
     ]
 
 

@@ -96,8 +96,8 @@ def test_the_launcher_runs_the_clarity_on_path_else_uvx_else_says_what_to_instal
     assert server.stdout == f"uvx --from clarity-plans[mcp]=={VERSION} clarity mcp\n"
     assert neither.returncode == 2 and neither.stdout == ""
     assert neither.stderr.splitlines() == [
-        "clarity: not installed: uv tool install clarity-plans (or pipx install clarity-plans), "
-        "or install uv for uvx"
+        "clarity: not installed: from a checkout of clarity, uv tool install . (or pipx "
+        "install .); once it is released, uv tool install clarity-plans"
     ]
 
 
@@ -134,3 +134,26 @@ def test_the_hook_runs_in_clarity_s_own_python_and_is_silent_without_it(tmp_path
         "clarity: 3 plans done: /clarity to review them"
     )
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_the_launchers_pass_over_what_is_no_clarity_and_never_run_themselves(
+    tmp_path: Path,
+) -> None:
+    # Issue 36, H6: a folder named clarity earlier on PATH gave exit 126; a FIFO hung the
+    # session-start launcher; the plugin's bin on PATH twice (once through a link) made the
+    # launcher exec itself for ever.
+    folder, fifo, installed = tmp_path / "folder", tmp_path / "fifo", tmp_path / "installed"
+    (folder / "clarity").mkdir(parents=True)
+    fifo.mkdir()
+    os.mkfifo(fifo / "clarity")
+    (fifo / "clarity").chmod(0o755)
+    _tool(installed, "clarity", "installed clarity")
+    linked = tmp_path / "linked-bin"
+    linked.symlink_to(PLUGIN / "bin")
+
+    ran = _launch("clarity", "scan", path=[linked, folder, fifo, installed])
+    assert (ran.returncode, ran.stdout) == (0, "installed clarity scan\n")
+    alone = _launch("clarity", "scan", path=[linked, folder, fifo])
+    assert alone.returncode == 2 and "not installed" in alone.stderr  # not itself, for ever
+    hook = _launch("clarity-session-start", "--plugin", path=[linked, folder, fifo])
+    assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")

@@ -104,7 +104,7 @@ def test_the_session_start_line_is_the_hooks_and_reached_the_model(walk) -> None
     # the hook's horizon (half-day ages, so the whole days cannot move during the walk).
     now = time.time()
     left = CLEANUP_DAYS - walk["plans"]["cache-layer.md"]
-    assert said == line(1, [now + left * DAY], now)
+    assert said == line(1, [now + left * DAY], now, kept=1)  # and its text kept (issue 32)
     assert walk["installed"]["hook_context"] == said
 
 

@@ -184,3 +184,47 @@ def test_every_move_is_announced_on_disk_before_it_starts(
     )
     assert process.returncode == 0, process.stderr
     assert {path.name: path.read_bytes() for path in plans_dir.iterdir()} == before
+
+
+def test_a_trash_record_a_kill_left_half_claimed_is_swept_by_recovery(
+    scanned: Path, isolated_home: Path
+) -> None:
+    # Issue 36, H7: an empty `.clarity-claim.<pid>.tmp` in the trash's info/ that nothing
+    # removed (only a later run that trashed something there would have).
+    original = contents(scanned)
+    killed("mid-trash-claim", scanned, "apply", "--plans-dir", str(scanned), "--yes")
+    info = trash_files(isolated_home).parent / "info"
+    assert [p.name for p in info.iterdir() if p.name.startswith(".clarity-claim.")] != []
+
+    settled = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
+    assert settled.exit_code == 0, settled.stderr
+    undo = run_process("undo", "--plans-dir", str(scanned), "--yes")  # settles, then undoes
+    assert undo.exit_code == 0, undo.stderr
+    assert [p.name for p in info.iterdir() if p.name.startswith(".clarity-claim.")] == []
+    assert contents(scanned) == original
+
+
+def test_an_archive_folder_replaced_by_a_link_mid_run_stops_the_moves_and_the_index(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    # Issue 36, H7: the run went on through the link, and its index records were written
+    # there. Now nothing more moves where it leads, no record is written through it, and
+    # undo puts back what moved.
+    plans = tmp_path / "plans"
+    make_files(plans, {f"p{i}.md": Plan(f"# Done {i} COMPLETED\n\nbody\n", 3) for i in range(12)})
+    original = contents(plans)
+    assert run_process("scan", "--plans-dir", str(plans), "--now", NOW_ISO).exit_code == 0
+    process = run_until_killed("swap-archive:4", plans, "apply", "--plans-dir", str(plans), "--yes")
+    assert process.returncode == 1, process.stderr
+    assert "was replaced while clarity ran" in process.stdout + process.stderr
+    real = tmp_path / "plans-archive.real"
+    moved = sorted(path.name for path in (real / "2026-Q4").iterdir())
+    assert 1 <= len(moved) < 12  # stopped: what is left stays in the plans dir
+    assert len(moved) + len(list(plans.iterdir())) == 12
+    assert not (real / "index.jsonl").exists() or not (real / "index.jsonl").read_text()
+
+    (tmp_path / "plans-archive").unlink()  # the person puts the archive back
+    real.rename(tmp_path / "plans-archive")
+    back = run_process("undo", "--plans-dir", str(plans), "--yes")
+    assert back.exit_code == 0, back.stderr
+    assert contents(plans) == original
