@@ -3,7 +3,11 @@ plans (SPEC 6): the options that chose the directories are repeated, shell-quote
 
 from __future__ import annotations
 
+import functools
+import os
 import shlex
+import shutil
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -32,9 +36,23 @@ _GIVEN: set[str] = set()  # every command this run wrote into a text, for render
 def clarity_command(verb: str, *args: str, options: Sequence[str] = ()) -> str:
     """`clarity VERB ARGS... OPTIONS...`, each word quoted for a POSIX shell (a placeholder
     such as NAME... needs no quotes and gets none)."""
-    command = " ".join(_quoted(word) for word in ("clarity", verb, *args, *options))
+    command = " ".join(_quoted(word) for word in (program(), verb, *args, *options))
     _GIVEN.add(command)
     return command
+
+
+@functools.cache
+def program() -> str:
+    """How to run the clarity that is running: `clarity` when that is what PATH finds,
+    else the path it was run by (`.venv/bin/clarity` after README's first command), so
+    that a hint pasted as printed runs (issue 36, item 6)."""
+    ran = sys.argv[0] if sys.argv else ""
+    if os.path.basename(ran) != "clarity" or os.sep not in ran:  # noqa: PTH119
+        return "clarity"  # python -m clarity, a test, or run by its name from PATH
+    found = shutil.which("clarity")
+    if found is not None and os.path.realpath(found) == os.path.realpath(ran):
+        return "clarity"
+    return ran
 
 
 def commands_given() -> frozenset[str]:

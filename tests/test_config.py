@@ -353,3 +353,26 @@ def test_a_plans_directory_claude_code_could_not_use_is_passed_over(
     assert settings(cwd=root).plans_dir == (root / "docs" / "plans").resolve()
     scanned = cli("scan", "--print-only")
     assert "internal error" not in scanned.stderr
+
+
+def test_config_at_60_columns_breaks_paths_at_slashes_and_says_how_to_set_a_value(
+    cli, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 36, item 11: `/root/.claude/p` then `lans`.
+    monkeypatch.setenv("COLUMNS", "60")
+    shown = cli("config")
+    assert shown.exit_code == 0, shown.stderr
+    pieces: dict[str, list[str]] = {}
+    key = ""
+    for row in (line for line in shown.stdout.splitlines() if line.startswith("│")):
+        cells = [cell.strip() for cell in row.split("│")[1:-1]]
+        key = cells[0] or key  # a row of its own, or the one above it, wrapped
+        if cells[1]:
+            pieces.setdefault(key, []).append(cells[1])
+    for name, path in (("plans_dir", ".claude/plans"), ("archive_dir", ".claude/plans-archive")):
+        lines = pieces[name]
+        assert len(lines) > 1  # too long for the column at 60
+        assert "".join(lines) == str(isolated_home / path)  # read down: the path whole
+        assert all(line.startswith("/") for line in lines)  # each line ends at a name's end
+    config_file = isolated_home / ".config" / "clarity" / "config.toml"
+    assert f"Set a value in {config_file}" in " ".join(shown.stdout.split())

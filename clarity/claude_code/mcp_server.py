@@ -113,8 +113,18 @@ INSTRUCTIONS = (
 )
 
 
+def _version() -> str:
+    """clarity's own version, as serverInfo says it (issue 36, item 9: it was "")."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("clarity-plans")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_server(settings: Settings) -> MCPServer:
-    server = MCPServer("clarity", instructions=INSTRUCTIONS)
+    server = MCPServer("clarity", instructions=INSTRUCTIONS, version=_version())
 
     @server.tool(annotations=_READ_ONLY)
     @_anticipated

@@ -26,7 +26,7 @@ from clarity.cli import plans  # noqa: F401
 from clarity.cli import archived, claude_code, schedule, search  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
-from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, ClarityError
+from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, Cancelled, ClarityError, Stop
 from clarity.render import output
 
 __all__ = ["app", "main"]
@@ -121,15 +121,20 @@ _MOVING = frozenset({"apply", "undo", "archive", "restore"})
 INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
+def _on_its_own_line(line: str) -> None:
+    """A line after a ^C the terminal echoed: on a line of its own (a newline first; not
+    written into the line, where it would be shown escaped, as \\n)."""
+    output.say(["", line] if sys.stderr.isatty() else [line], err=True)
+
+
 def _interrupted(args: list[str]) -> str:
     """What Ctrl-C left, in one line (on a line of its own after a ^C at a prompt)."""
-    start = "\n" if sys.stderr.isatty() else ""
     if _MOVING.intersection(args[:1]):
         return (
-            f"{start}clarity: interrupted; the move under way is finished or rolled back by "
+            "clarity: interrupted; the move under way is finished or rolled back by "
             "the next clarity command, and clarity undo puts back what this run moved"
         )
-    return f"{start}clarity: interrupted; nothing was moved"
+    return "clarity: interrupted; nothing was moved"
 
 
 _QUERY_COMMANDS = ("search", "archived")  # commands whose words may begin with -
@@ -157,9 +162,15 @@ def _run(args: list[str]) -> int:
     try:
         result = _group_for(args).main(args=args, prog_name="clarity", standalone_mode=False)
         if result == INTERRUPTED:  # typer turns Ctrl-C into this exit code, silently
-            output.say([_interrupted(args)], err=True)
+            _on_its_own_line(_interrupted(args))
             return INTERRUPTED
         output.flush()  # a report that does not fit (a full disk) is an error line here
+    except Cancelled as cancelled:  # Ctrl-C at the question: nothing had started
+        _on_its_own_line(f"clarity: {cancelled.message}")
+        return cancelled.exit_code
+    except Stop as stop:  # no error: no plans yet, say
+        output.say([f"clarity: {one_line(stop.message)}"], err=True)
+        return stop.exit_code
     except ClarityError as error:
         output.say([f"clarity: error: {one_line(error.message)}"], err=True)
         return error.exit_code
@@ -170,7 +181,7 @@ def _run(args: list[str]) -> int:
         output.say([f"clarity: error: {message}{hint}"], err=True)
         return error.exit_code
     except (KeyboardInterrupt, typer.Abort):
-        output.say([_interrupted(args)], err=True)
+        _on_its_own_line(_interrupted(args))
         return INTERRUPTED
     except (output.ReaderGone, BrokenPipeError):
         return 0  # the reader went away (clarity scan | head): nothing left to say

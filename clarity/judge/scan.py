@@ -9,7 +9,7 @@ from pathlib import Path
 
 from clarity.archive.layout import check_layout
 from clarity.config import Settings
-from clarity.errors import ClarityError
+from clarity.errors import ClarityError, NoPlansYet
 from clarity.executor.history import restored_plans
 from clarity.hints import dir_options
 from clarity.judge.classifier import Evidence, Rules, classify
@@ -27,6 +27,8 @@ def check_plans_dir(settings: Settings) -> None:
     plans_dir = settings.plans_dir
     source = settings.sources["plans_dir"]
     if not plans_dir.exists():
+        if source in ("default", "$CLAUDE_CONFIG_DIR/plans") and not plans_dir.is_symlink():
+            raise NoPlansYet(str(plans_dir))  # a first run, before any plan mode
         raise ClarityError(
             f"plans directory {plans_dir} does not exist (from {source}); "
             "point --plans-dir or CLARITY_PLANS_DIR at your plans"

@@ -55,7 +55,9 @@ def print_config(settings: Settings, as_json: bool) -> None:
         send_json(document)
         return
     from rich.table import Table
+    from rich.text import Text
 
+    from clarity.printable import printable
     from clarity.render.console import plain_console, print_prose
 
     console = plain_console()  # a path or value with a control character is shown escaped
@@ -67,12 +69,22 @@ def print_config(settings: Settings, as_json: bool) -> None:
         from clarity.render.shelf_report import versions_line
 
         print_prose(console, versions_line(settings.archive_dir, *kept.values()))
+    settings_shown = document["settings"]
+    key_width = max(len(key) for key in settings_shown)
+    # The value column's width, so that a path breaks at a `/`, never inside a name.
+    width = max(16, (console.width - key_width - 10) * 3 // 5)
     table = Table()
     table.add_column("key", no_wrap=True)
-    table.add_column("value", overflow="fold")
+    table.add_column("value", overflow="fold", width=width)
     table.add_column("source", overflow="fold")
-    for key, entry in document["settings"].items():
-        table.add_row(key, _shown(entry["value"]), entry["source"])
+    for key, entry in settings_shown.items():
+        value = _shown(entry["value"])
+        shown: str | Text = value
+        if key.endswith("_dir"):
+            shown = Text("\n").join(
+                Text(printable(line)) for line in _broken_at_slashes(value, width).split("\n")
+            )
+        table.add_row(key, shown, entry["source"])
     console.print(table)
     cleanup = document["claude_code_cleanup"]
     if cleanup is None:
@@ -86,3 +98,24 @@ def print_config(settings: Settings, as_json: bool) -> None:
             f"next start ({source})"
         )
     print_prose(console, said)
+    print_prose(
+        console,
+        f"Set a value in {document['config_file']} (a line such as dormant_days = 30), "
+        "or for one run with its option or CLARITY_ variable (CLARITY_DORMANT_DAYS=30)",
+    )
+
+
+def _broken_at_slashes(path: str, width: int) -> str:
+    """A path in lines of at most width, each ending at a `/` (a name longer than a line
+    is the one thing cut)."""
+    lines: list[str] = []
+    line = ""
+    for index, part in enumerate(path.split("/")):
+        piece = part if index == 0 else "/" + part
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = piece
+        else:
+            line += piece
+    lines.append(line)
+    return "\n".join(lines)  # each line escaped alone (print_config: a Text of lines)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from clarity.errors import EXIT_ACTION_FAILED, ClarityError
+from clarity.errors import EXIT_ACTION_FAILED, Cancelled, ClarityError
 from clarity.printable import printable
 from clarity.progress import Tick
 from clarity.render import output
@@ -116,8 +116,12 @@ def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> N
     from clarity.fsio import write_atomic
 
     _check_replaceable(path)
+    if not path.parent.is_dir():  # a mistyped folder is said, never made (issue 36, item 3)
+        raise ClarityError(
+            f"cannot write the report to {path}: there is no folder {path.parent}; "
+            "make it first, or choose another --output"
+        )
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, scan_report_text(report, output_format).encode("utf-8"))
     except OSError as error:
         raise ClarityError(
@@ -242,7 +246,10 @@ def asking(
 def ask(lines: list[str], output_format: Format) -> bool:
     to_stderr = output_format is Format.JSON
     output.say([*lines, ""], err=to_stderr)
-    return typer.confirm("Go ahead?", default=False, err=to_stderr)
+    try:
+        return typer.confirm("Go ahead?", default=False, err=to_stderr)
+    except (KeyboardInterrupt, typer.Abort, EOFError):  # at the question: nothing started
+        raise Cancelled from None
 
 
 def print_run_report(report: RunReport, output_format: Format) -> int:

@@ -224,13 +224,22 @@ def test_odd_names_and_text_that_is_not_utf8_get_an_answer(cli, plans_dir: Path)
         ("search_plans", '{"query": "cache \\udc80"}'),
         ("search_plans", '{"query": "cache", "project": "/tmp/\\ud800"}'),
     ]
-    answers = _raw_calls(plans_dir, calls)
+    answers, opened = _raw_calls(plans_dir, calls)
+    from importlib.metadata import version
+
+    assert opened["result"]["serverInfo"] == {
+        "name": "clarity",
+        "version": version("clarity-plans"),
+    }
     assert [answer["result"]["isError"] for answer in answers] == [True, False, False]
     assert "no live plan no-\ufffd-plan.md" in answers[0]["result"]["content"][0]["text"]
 
 
-def _raw_calls(plans_dir: Path, calls: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """tools/call requests written as raw JSON-RPC lines on the server's stdin; the answers."""
+def _raw_calls(
+    plans_dir: Path, calls: list[tuple[str, str]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """tools/call requests written as raw JSON-RPC lines on the server's stdin; the answers,
+    and the answer to initialize."""
     opening = [
         '{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": '
         '"2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}',
@@ -264,16 +273,16 @@ def _raw_calls(plans_dir: Path, calls: list[tuple[str, str]]) -> list[dict[str, 
                 lines.put(line)
 
         threading.Thread(target=read, daemon=True).start()
-        while len(answers) < len(calls):  # the client waits for its answers, as one does
+        while len(answers) <= len(calls):  # the client waits for its answers, as one does
             try:  # ... but not for ever: a request the server drops would hang the suite
                 line = lines.get(timeout=60)
             except queue.Empty:
                 raise AssertionError(f"{len(calls) - len(answers)} calls got no answer") from None
             message = json.loads(line)
-            if isinstance(message.get("id"), int) and message["id"] > 0:
+            if isinstance(message.get("id"), int):
                 answers[message["id"]] = message
     finally:
         process.stdin.close()
         process.wait(timeout=60)
         process.stdout.close()
-    return [answers[number] for number in sorted(answers)]
+    return [answers[number] for number in sorted(answers) if number], answers[0]

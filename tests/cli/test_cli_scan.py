@@ -267,13 +267,18 @@ def test_bad_input_is_one_line_and_exit_2(
     assert message.format(**values) in result.stderr
 
 
-def test_the_default_plans_dir_missing_says_what_to_do(cli, isolated_home: Path) -> None:
+def test_a_first_run_with_no_plans_yet_is_no_error(cli, isolated_home: Path) -> None:
+    # Issue 36, item 10: Claude Code makes ~/.claude/plans in its first plan mode; before
+    # that, a new user's first scan is not an error. A folder the person names still is.
     result = cli("scan")
-    assert result.exit_code == 2
+    assert result.exit_code == 0
     assert result.stderr == (
-        f"clarity: error: plans directory {isolated_home / '.claude' / 'plans'} does not exist "
-        "(from default); point --plans-dir or CLARITY_PLANS_DIR at your plans\n"
+        f"clarity: no plans yet in {isolated_home / '.claude' / 'plans'} (Claude Code writes "
+        "them in plan mode); try clarity demo to see what clarity does\n"
     )
+    assert not (isolated_home / ".claude").exists()  # nothing made
+    named = cli("scan", "--plans-dir", str(isolated_home / ".claude" / "plans"))
+    assert named.exit_code == 2 and "does not exist (from option --plans-dir)" in named.stderr
 
 
 def test_errors_in_a_real_process_have_no_traceback(tmp_path: Path) -> None:
@@ -434,3 +439,15 @@ def test_a_scan_with_nothing_to_move_offers_no_apply(cli, plans_dir: Path, tmp_p
     assert "0 plans" in result.stdout
     assert "clarity apply" not in result.stdout + result.stderr
     assert "Nothing for apply to do" in result.stdout
+
+
+def test_output_into_a_folder_that_is_not_there_is_refused_not_made(
+    cli, plans_dir: Path, tmp_path: Path
+) -> None:
+    # Issue 36, item 3: it said "report written" and made /nonexistent/dir/.
+    make_files(plans_dir, {"a.md": Plan("# A COMPLETED\n", 20)})
+    missing = tmp_path / "nonexistent" / "dir" / "r.md"
+    result = cli("scan", "--plans-dir", str(plans_dir), "--output", str(missing))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert f"there is no folder {missing.parent}" in result.stderr
+    assert not (tmp_path / "nonexistent").exists()

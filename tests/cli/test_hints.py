@@ -3,6 +3,7 @@ acts on the same plans."""
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -124,3 +125,28 @@ def test_a_hint_names_a_file_with_control_characters_as_bash_reads_it(name: str)
     script = f"{sys.executable} -c 'import sys; sys.stdout.write(repr(sys.argv[1:]))' {words}"
     read = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
     assert read.stdout == repr(["restore", f"2026-Q4/{name}"])
+
+
+def test_hints_name_the_clarity_that_ran_when_path_does_not_find_it(tmp_path: Path) -> None:
+    # Issue 36, item 6: after README's first command clarity is .venv/bin/clarity, not on
+    # PATH, and the demo's hint `clarity scan ...` was "command not found".
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("clarity")
+    env = {**os.environ, "HOME": str(tmp_path)}
+
+    def demo(path: str, folder: str) -> str:
+        ran = subprocess.run(
+            [str(script), "demo", "--dir", str(tmp_path / folder)],
+            env={**env, "PATH": path},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        return ran.stdout + ran.stderr
+
+    assert f"  {script} scan --plans-dir {tmp_path / 'one'}" in demo("/usr/bin:/bin", "one")
+    on_path = demo(f"{script.parent}:/usr/bin:/bin", "two")
+    assert f"  clarity scan --plans-dir {tmp_path / 'two'}" in on_path

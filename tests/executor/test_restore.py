@@ -4,6 +4,7 @@ stays active for dormant_days instead of being archived again by the next apply.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from datetime import UTC, datetime, timedelta
@@ -389,3 +390,43 @@ def test_the_protection_of_a_restore_goes_when_the_restore_is_undone(
     plans = {plan["name"]: plan for plan in report.json()["plans"]}
     assert plans["cache.md"]["decided_by"] != "restored from the archive"
     assert plans["cache.md"]["class"] == "completed"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_ctrl_c_or_the_end_of_input_at_the_question_cancels_in_one_line(
+    plans_dir: Path, shelved
+) -> None:
+    # Issue 36, item 8: a literal \n, and "the move under way is finished or rolled back"
+    # although nothing had started.
+    import signal
+    import subprocess
+
+    from tests.builders.processes import in_a_terminal
+
+    ended = in_a_terminal(["restore", "cache", "--plans-dir", str(plans_dir)], b"\x04")
+    assert ended.returncode == 130
+    assert ended.stderr.splitlines()[-1] == "clarity: cancelled; nothing was moved"
+    assert "\\n" not in ended.stderr
+
+    controller, terminal = os.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "clarity", "restore", "cache", "--plans-dir", str(plans_dir)],
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None
+        seen = b""
+        while b"Go ahead?" not in seen:  # the question is asked: now the Ctrl-C
+            chunk = os.read(process.stdout.fileno(), 4096)
+            assert chunk, seen
+            seen += chunk
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert process.returncode == 130
+    assert err.decode().splitlines()[-1] == "clarity: cancelled; nothing was moved"
+    assert list(plans_dir.iterdir()) == []
