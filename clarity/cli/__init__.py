@@ -13,6 +13,7 @@ import copy
 import errno
 import gc
 import os
+import re
 import shlex
 import sys
 from collections.abc import MutableMapping
@@ -138,6 +139,30 @@ def _interrupted(args: list[str]) -> str:
 
 
 _QUERY_COMMANDS = ("search", "archived")  # commands whose words may begin with -
+# Words people type for a command of another name (click finds only near spellings).
+_SYNONYMS = {
+    "status": "show",
+    "list": "show",
+    "ls": "show",
+    "uninstall": "remove",
+    "add": "install",
+}
+
+
+def _synonym_hint(error: typer.TyperException) -> str | None:
+    """`clarity schedule status`: did you mean show? (`help`: the group's --help)."""
+    found = re.match(r"No such command '([^']*)'", error.format_message())
+    ctx = getattr(error, "ctx", None)
+    group = getattr(ctx, "command", None)
+    commands = getattr(group, "commands", None)
+    if found is None or not isinstance(commands, dict):
+        return None
+    path = _command_path(error)
+    word = found.group(1)
+    if word == "help":
+        return f" (to see its commands: {path} --help)"
+    meant = _SYNONYMS.get(word)
+    return f" (did you mean {path} {meant}?)" if meant in commands else None
 
 
 def _dash_word_hint(error: typer.TyperException, args: list[str]) -> str | None:
@@ -176,7 +201,7 @@ def _run(args: list[str]) -> int:
         return error.exit_code
     except typer.TyperException as error:  # typer's parse errors: bad option, bad value
         hint = f" (see {_command_path(error)} --help)" if error.exit_code == 2 else ""
-        hint = _dash_word_hint(error, args) or hint
+        hint = _dash_word_hint(error, args) or _synonym_hint(error) or hint
         message = one_line(error.format_message()).rstrip(".")
         output.say([f"clarity: error: {message}{hint}"], err=True)
         return error.exit_code

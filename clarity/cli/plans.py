@@ -61,7 +61,11 @@ def scan(
     output_format: FormatOption = None,
     output: Annotated[
         str | None,
-        typer.Option("--output", help="Write the report to this file instead (whole, at once)."),
+        typer.Option(
+            "--output",
+            metavar="FILE",
+            help="Write the report to this file instead (whole, at once).",
+        ),
     ] = None,
     show_all: Annotated[
         bool,
@@ -177,7 +181,11 @@ def show_config(
 def demo(
     directory: Annotated[
         str | None,
-        typer.Option("--dir", help="Lay the sample out here (new or empty) [default: a temp dir]."),
+        typer.Option(
+            "--dir",
+            metavar="DIR",
+            help="Lay the sample out here (new or empty) [default: a temp dir].",
+        ),
     ] = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
@@ -293,7 +301,8 @@ def undo(
     json_output: JsonOption = False,
     output_format: FormatOption = None,
 ) -> int:
-    """Put back what the latest apply moved (from the archive and the trash)."""
+    """Put back what the latest apply, archive or restore moved (from the archive, the trash,
+    or into the archive again)."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
     from clarity.render.run_report import undo_preview_lines

@@ -60,7 +60,9 @@ def search(
         str | None,
         typer.Option("--since", metavar="DATE", help="Only plans modified since (2026-10-01)."),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Hits shown, at most.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, metavar="N", help="Hits shown, at most.")
+    ] = 20,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
 ) -> None:
@@ -89,12 +91,15 @@ def search(
         from clarity.render.output import say_text
 
         say_text(search_report.hits_markdown(found))
-    else:
+    elif found.hits:
         from clarity.render.console import plain_console
 
         search_report.print_hits(found, plain_console())
-    if not found.hits and chosen_format is not Format.JSON:
-        note("nothing matches: a plan must hold every word given (as the start of a word)")
+    if not found.hits and chosen_format is not Format.JSON:  # said once, not "0 plans match"
+        note(
+            f"nothing matches {query!r} in {found.live:,} live and {found.archived:,} archived "
+            "plans: a plan must hold every word given (as the start of a word)"
+        )
 
 
 @app.command("mcp")

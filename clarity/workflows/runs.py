@@ -105,15 +105,20 @@ def _hint(settings: Settings, verb: str, *args: str) -> str:
 def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Proposal:
     proposal = load_proposal(state)
     if proposal is None:
+        named = (
+            f"no scan {wanted} is recorded for {settings.plans_dir}"
+            if wanted
+            else f"no scan of {settings.plans_dir} is recorded"
+        )
         raise ClarityError(
-            f"no scan of {settings.plans_dir} is recorded; run {_hint(settings, 'scan')}, "
+            f"{named}; run {_hint(settings, 'scan')}, "
             f"review it, then apply it (or {_hint(settings, 'apply', '--rescan')} to do both)"
         )
     if wanted is not None and wanted != proposal.id:
         raise ClarityError(
-            f"the latest scan of {settings.plans_dir} is {proposal.label}, not {wanted}: "
-            f"a scan ran since the one you reviewed; review the latest with "
-            f"{_hint(settings, 'scan')}, then apply it"
+            f"no scan {wanted} is recorded for {settings.plans_dir} (the latest is "
+            f"{proposal.label}; a scan since the one you reviewed replaces it): review the "
+            f"latest with {_hint(settings, 'scan')}, then apply it"
         )
     explicit = settings.sources.get("archive_dir", "").startswith(("option", "env"))
     if explicit and proposal.archive_dir != settings.archive_dir:

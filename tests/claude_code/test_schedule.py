@@ -789,3 +789,17 @@ def test_show_says_whether_each_scheduler_has_the_job(
     assert "clarity schedule remove --scheduler launchd takes it out" in unreachable
     monkeypatch.setenv("STANDIN_SYSTEMD_UP", "1")
     assert cli("schedule", "remove").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "word, said",
+    [
+        ("status", "(did you mean clarity schedule show?)"),
+        ("help", "(to see its commands: clarity schedule --help)"),
+    ],
+)
+def test_a_word_people_type_for_a_schedule_command_gets_a_pointer(cli, word: str, said: str):
+    # Issue 36, item 12.
+    result = cli("schedule", word)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.rstrip().endswith(said)

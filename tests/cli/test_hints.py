@@ -150,3 +150,16 @@ def test_hints_name_the_clarity_that_ran_when_path_does_not_find_it(tmp_path: Pa
     assert f"  {script} scan --plans-dir {tmp_path / 'one'}" in demo("/usr/bin:/bin", "one")
     on_path = demo(f"{script.parent}:/usr/bin:/bin", "two")
     assert f"  clarity scan --plans-dir {tmp_path / 'two'}" in on_path
+
+
+@pytest.mark.parametrize(
+    "command", ["scan", "apply", "undo", "archive", "archived", "show", "restore", "history",
+                "diff", "search", "config", "demo", "install-command", "uninstall-command"]
+)  # fmt: skip
+def test_help_names_each_value_as_a_person_would(cli, command: str) -> None:
+    # Issue 36, item 12: `--output <str>`, `--limit <int range>`.
+    shown = cli(command, "--help")
+    assert shown.exit_code == 0
+    assert (
+        "<str>" not in shown.stdout and "<int" not in shown.stdout and "<float" not in shown.stdout
+    )

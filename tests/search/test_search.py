@@ -177,7 +177,8 @@ def test_the_terminal_shows_where_each_plan_lives(cli, shelved: Path) -> None:
     markdown = cli("search", "cache", "--plans-dir", str(shelved), "--format", "markdown")
     assert "**cache**" in markdown.stdout.casefold()
     nothing = cli("search", "zebra", "--plans-dir", str(shelved))
-    assert nothing.exit_code == 0 and "nothing matches" in nothing.stderr
+    assert nothing.exit_code == 0 and "nothing matches 'zebra'" in nothing.stderr
+    assert nothing.stdout == ""  # said once (issue 36, item 12), not "0 plans match" too
 
 
 def test_the_index_is_in_the_state_folder_only(cli, shelved: Path) -> None:

@@ -188,3 +188,15 @@ def test_no_path_option_takes_an_empty_value_for_the_current_folder(cli, plans_d
         assert result.exit_code == 2, args
         assert result.stderr.endswith("is empty (an unset shell variable?); give a path\n")
         assert list(Path.cwd().iterdir()) == []
+
+
+def test_apply_of_a_scan_id_that_was_never_recorded_says_so(cli, plans_dir: Path) -> None:
+    # Issue 36, item 12: it said "a scan ran since the one you reviewed".
+    make_files(plans_dir, PLANS)
+    none_yet = cli("apply", "--proposal", "deadbeef", "--plans-dir", str(plans_dir), "--yes")
+    assert none_yet.exit_code == 2
+    assert f"no scan deadbeef is recorded for {plans_dir}; run clarity scan" in none_yet.stderr
+    assert cli("scan", "--plans-dir", str(plans_dir)).exit_code == 0
+    other = cli("apply", "--proposal", "deadbeef", "--plans-dir", str(plans_dir), "--yes")
+    assert other.exit_code == 2 and other.stderr.count("\n") == 1
+    assert f"no scan deadbeef is recorded for {plans_dir} (the latest is" in other.stderr
