@@ -16,13 +16,15 @@ not hash as it did (a stray copy, a folder in its place) stays.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clarity.archive.layout import quarter_folder, relative_path
+from clarity.archive.layout import INDEX_JSONL, INDEX_MD, quarter_folder, relative_path
 from clarity.executor.group_records import regroup_all
 from clarity.executor.indexing import NOTHING, IndexReport, update_index
 from clarity.executor.journal import Batch, Journal, RunLog
@@ -340,6 +342,27 @@ def finish_groups(journal: Journal, plan: UndoPlan) -> list[ActionResult]:
     return undoer.results
 
 
+_QUARTER = re.compile(r"\d{4}-Q[1-4]")  # a quarter folder's name (layout.quarter)
+
+
+def _tidy(archive_dir: Path, folders: set[Path]) -> None:
+    """What an undo of the only apply left of the archive: a quarter folder it emptied
+    goes, and an index that lists nothing (with the INDEX.md of it). Never a file that
+    holds a plan: rmdir takes only an empty folder, and the index goes only when it has
+    no line at all (issue 36, item 12)."""
+    for folder in folders:
+        if folder.parent == archive_dir:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # fails unless empty: another plan, a file of the person's
+    index = archive_dir / INDEX_JSONL
+    with contextlib.suppress(OSError):
+        if index.stat().st_size == 0 and not any(
+            entry.is_dir() and _QUARTER.fullmatch(entry.name) for entry in archive_dir.iterdir()
+        ):
+            index.unlink()
+            (archive_dir / INDEX_MD).unlink(missing_ok=True)
+
+
 def undo(state: DirState, plan: UndoPlan) -> RunReport:
     """Put back what the plan lists. Call with the lock held."""
     journal = Journal.start(state, RunKind.UNDO, plan.plans_dir, plan.archive_dir, undoes=plan.runs)
@@ -351,6 +374,13 @@ def undo(state: DirState, plan: UndoPlan) -> RunReport:
     groups = [item for item in plan.items if (item.run, item.intent.group) in touched]
     index = relist(state, plan.archive_dir, groups)
     journal.close(state)
+    if not index.failed:
+        emptied = {
+            item.where.parent
+            for item in undoer.moved
+            if item.where is not None and not item.from_trash and not item.to_archive
+        }
+        _tidy(plan.archive_dir, emptied)
     return RunReport(
         RunKind.UNDO,
         plan.plans_dir,

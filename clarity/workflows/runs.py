@@ -240,8 +240,13 @@ def _apply_locked(
             from clarity.agent.review import dormant_reviewer
 
             review = dormant_reviewer(advisor, settings.agent.plan_bytes)
-        proposal = scan_and_propose(settings, now, current, session, progress, state, review)[1]
+        scanned, proposal = scan_and_propose(
+            settings, now, current, session, progress, state, review
+        )
         save_proposal(state, proposal)
+        from clarity.search import remember_scan  # every scan's verdicts (issue 36, item 5)
+
+        remember_scan(state, scanned)
     else:
         proposal = _proposal(settings, state, proposal_id)
     runs = [

@@ -177,7 +177,7 @@ def test_apply_proposal_refuses_when_a_later_scan_replaced_it(cli, plans_dir: Pa
     before = snapshot(plans_dir)
     result = apply(cli, plans_dir, "--proposal", reviewed)
     assert result.exit_code == 2
-    assert f"not {reviewed}" in result.stderr and later in result.stderr
+    assert f"no scan {reviewed} is recorded" in result.stderr and later in result.stderr
     assert snapshot(plans_dir) == before
     assert apply(cli, plans_dir, "--proposal", later).exit_code == 0
 

@@ -118,7 +118,7 @@ def test_a_killed_undo_is_settled_and_the_next_undo_finishes_it(
     )
     assert {path.name: path.read_bytes() for path in scanned.iterdir()} == original
     index = scanned.parent / "plans-archive" / "index.jsonl"
-    assert index.read_text() == ""
+    assert not index.exists() or index.read_text() == ""  # an index of nothing: gone
     nothing = run_process("undo", "--plans-dir", str(scanned), "--yes")
     assert "nothing to undo" in nothing.stdout
 
@@ -228,3 +228,21 @@ def test_an_archive_folder_replaced_by_a_link_mid_run_stops_the_moves_and_the_in
     back = run_process("undo", "--plans-dir", str(plans), "--yes")
     assert back.exit_code == 0, back.stderr
     assert contents(plans) == original
+
+
+def test_undo_of_the_only_apply_leaves_no_empty_quarter_or_index_of_nothing(
+    cli, tmp_path: Path
+) -> None:
+    # Issue 36, item 12.
+    plans = tmp_path / "plans"
+    make_files(plans, {"done.md": Plan("# Done COMPLETED\n\nIt shipped.\n", 3)})
+    original = contents(plans)
+    assert cli("apply", "--rescan", "--yes", "--plans-dir", str(plans)).exit_code == 0
+    archive = tmp_path / "plans-archive"
+    assert quarters_of(archive) != [] and (archive / "index.jsonl").exists()
+
+    assert cli("undo", "--yes", "--plans-dir", str(plans)).exit_code == 0
+    assert contents(plans) == original
+    assert quarters_of(archive) == []
+    assert not (archive / "index.jsonl").exists() and not (archive / "INDEX.md").exists()
+    assert cli("archived", "--plans-dir", str(plans)).exit_code == 0

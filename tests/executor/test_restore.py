@@ -28,6 +28,8 @@ GROUP = ("cache.md", "cache-agent-a1.md", "cache-agent-a1-agent-b2.md")
 
 def index_of(plans_dir: Path) -> list[dict[str, Any]]:
     path = plans_dir.parent / "plans-archive" / "index.jsonl"
+    if not path.exists():  # an undo that emptied the archive leaves no index of nothing
+        return []
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 

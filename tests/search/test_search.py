@@ -281,3 +281,21 @@ def test_archived_query_reads_the_files_while_another_clarity_holds_the_index(
         listed = cli("archived", "read-through", "--plans-dir", str(shelved), "--json")
     assert listed.exit_code == 0, listed.stderr
     assert [plan["name"] for plan in listed.json()["plans"]] == ["cache-layer.md"]
+
+
+def test_the_weekly_run_records_its_verdicts_for_search(cli, shelved: Path, monkeypatch) -> None:
+    # Issue 36, item 5: after `CLARITY_DORMANT_DAYS=3 clarity apply --rescan --yes`, search
+    # still gave the reasons of the last plain scan.
+    search(cli, shelved, "steps")  # the index is made
+    assert cli("scan", "--now", NOW_ISO, "--plans-dir", str(shelved)).exit_code == 0
+    before = {hit["name"]: hit for hit in search(cli, shelved, "steps")["hits"]}
+    assert before["見直し計画.md"]["class"] == "active"  # 4 days old, dormant after 14
+    monkeypatch.setenv("CLARITY_DORMANT_DAYS", "3")
+    ran = cli("apply", "--rescan", "--yes", "--now", NOW_ISO, "--plans-dir", str(shelved))
+    assert ran.exit_code == 0, ran.stderr
+    after = {hit["name"]: hit for hit in search(cli, shelved, "steps")["hits"]}
+    assert after["見直し計画.md"]["class"] == "dormant"
+    assert (
+        "dormant after 3" in after["見直し計画.md"]["reason"]
+        or "> 3" in (after["見直し計画.md"]["reason"])
+    )

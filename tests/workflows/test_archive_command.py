@@ -52,7 +52,7 @@ def test_archives_named_plans_with_their_sub_plans_and_undo_brings_them_back(cli
     undo = cli("undo", "--plans-dir", str(plans_dir), "--yes")
     assert undo.exit_code == 0, undo.stderr
     assert snapshot(plans_dir) == before
-    assert (archive_dir / "index.jsonl").read_text() == ""
+    assert not (archive_dir / "index.jsonl").exists()  # an index of nothing is no index
 
 
 def test_a_hand_archive_leaves_the_reviewed_scan_for_apply(cli, plans_dir: Path):
