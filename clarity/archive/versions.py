@@ -145,12 +145,7 @@ def mark_before_cleanup(archive_dir: Path, plan: str, source_path: Path, now: da
     `archived` lists it and `restore` puts this text back, with this mtime. Whether it is
     so marked now (False: that text is not kept, keep_file first). Raises OSError."""
     folder = folder_of(archive_dir, plan)
-    fd = os.open(source_path, READ_FLAGS)
-    try:
-        info = os.fstat(fd)
-        sha = hash_fd(fd)
-    finally:
-        os.close(fd)
+    info, sha = _stat_and_hash(source_path)
     kept = _kept(folder, sha)
     if kept is None:
         return False
@@ -199,17 +194,21 @@ def _unrecorded(folder: Path, recorded: set[str]) -> list[Version]:
             continue
         path = folder / name
         try:
-            fd = os.open(path, READ_FLAGS)
-            try:
-                info = os.fstat(fd)
-                sha = hash_fd(fd)
-            finally:
-                os.close(fd)
+            info, sha = _stat_and_hash(path)
         except OSError:
             continue
         kept = datetime.fromtimestamp(info.st_ctime, UTC).isoformat(timespec="seconds")
         found.append(Version(sha, info.st_size, kept, info.st_mtime_ns, UNRECORDED, path))
     return found
+
+
+def _stat_and_hash(path: Path) -> tuple[os.stat_result, str]:
+    """A file's stat and sha256, through one descriptor (never a link). Raises OSError."""
+    fd = os.open(path, READ_FLAGS)
+    try:
+        return os.fstat(fd), hash_fd(fd)
+    finally:
+        os.close(fd)
 
 
 def _mtime_ns(record: dict[str, Any]) -> int:
