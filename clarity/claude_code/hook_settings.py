@@ -219,5 +219,8 @@ def remove_hook(path: Path) -> HookChange:
             del settings["hooks"]
     if not removed:
         return HookChange(path, Outcome.ABSENT)
-    _save(path, settings)
+    if not settings:  # only clarity's hooks were in it: no `{}` is left behind
+        path.unlink()
+    else:
+        _save(path, settings)
     return HookChange(path, Outcome.REMOVED)

@@ -196,5 +196,6 @@ def uninstall_skill(base: Path, *, force: bool = False) -> Installed:
     if skill.outcome is Outcome.REMOVED:
         with contextlib.suppress(OSError):  # not empty (a backup, the user's files): it stays
             path.parent.rmdir()
+            path.parent.parent.rmdir()  # skills/, if clarity's was all it held
     legacy, kept = _retire_legacy(base)
     return Installed(skill, legacy, kept)

@@ -169,6 +169,12 @@ def in_project(report: ScanReport, project: Path) -> ScanReport:
         )
 
     kept = tuple(v for v in report.verdicts if inside(report.project(v)))
+    if not kept:  # a project no session worked in: said, not an empty report alone
+        known = sorted({p for v in report.verdicts if (p := report.project(v)) is not None})
+        note = f"--project {project}: no plan's session worked there" + (
+            f" (sessions worked in {len(known)} project(s), e.g. {known[0]})" if known else ""
+        )
+        return report._replace(verdicts=kept, notes=(*report.notes, note))
     return report._replace(verdicts=kept)
 
 

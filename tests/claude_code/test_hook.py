@@ -93,7 +93,9 @@ def test_uninstall_takes_out_the_skill_and_the_hook(cli, settings_file: Path):
     assert removed.exit_code == 0
     assert "removed /clarity" in removed.stdout
     assert "removed clarity's hooks" in removed.stdout
-    assert json.loads(settings_file.read_text()) == {}
+    # Issue 36, item 12: no `{}` and no empty skills/ left behind.
+    assert not settings_file.exists()
+    assert not (settings_file.parent / "skills").exists()
 
 
 def test_a_moved_clarity_updates_its_hook_in_place(cli, settings_file: Path):
@@ -181,7 +183,7 @@ def test_a_projects_hook_goes_to_its_local_settings(cli, isolated_home: Path, mo
     assert not (project / ".claude" / "settings.json").exists()
     assert not (isolated_home / ".claude" / "settings.json").exists()
     assert cli("uninstall-command", "--project").exit_code == 0
-    assert json.loads(local.read_text()) == {}
+    assert not local.exists()  # only clarity's hooks were in it: no `{}` left
 
 
 HOSTILE_DIRS = ["my tools", "it's", 'say "hi"', "$(touch PWNED)", "`touch PWNED`", "100%", "a;b"]

@@ -439,6 +439,7 @@ def test_a_scan_with_nothing_to_move_offers_no_apply(cli, plans_dir: Path, tmp_p
     assert "0 plans" in result.stdout
     assert "clarity apply" not in result.stdout + result.stderr
     assert "Nothing for apply to do" in result.stdout
+    assert f"--project {elsewhere}: no plan's session worked there" in result.stdout
 
 
 def test_output_into_a_folder_that_is_not_there_is_refused_not_made(
