@@ -65,10 +65,17 @@ def decided_by(report: ScanReport) -> dict[str, int]:
 
 
 def decided_by_line(report: ScanReport) -> str | None:
+    """The line under the counts; it adds up to the same files the counts line does (a
+    sub-plan that follows its parent is counted as such, issue 36, item 12)."""
     counts = decided_by(report)
     if not counts:
         return None
     said = ", ".join(f"{count} {_BASIS_WORDS.get(basis, basis)}" for basis, count in counts.items())
+    following = sum(1 for v in report.verdicts if v.basis is Basis.PARENT)
+    if following == 1:
+        said += ", 1 sub-plan following its parent"
+    elif following:
+        said += f", {following} sub-plans following their parent"
     return f"How each plan was decided: {said}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -452,3 +453,18 @@ def test_output_into_a_folder_that_is_not_there_is_refused_not_made(
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert f"there is no folder {missing.parent}" in result.stderr
     assert not (tmp_path / "nonexistent").exists()
+
+
+def test_how_each_plan_was_decided_adds_up_to_the_plans_counted(cli, plans_dir: Path) -> None:
+    # Issue 36, item 12: the counts line counts every file; the line under it left the
+    # sub-plans out, so the two did not add up.
+    make_files(plans_dir, sample_tree())
+    shown = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO).stdout
+    counted = re.search(r"^(\d+) plans: ", shown, re.M)
+    decided = re.search(r"^How each plan was decided: (.*)$", shown, re.M)
+    assert counted and decided
+    parts = [int(part.split()[0]) for part in decided.group(1).split(", ")]
+    assert sum(parts) == int(counted.group(1))
+    assert "following their parent" in decided.group(1) or "following its parent" in (
+        decided.group(1)
+    )
