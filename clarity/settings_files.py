@@ -76,7 +76,17 @@ def parse_json(text: str) -> Any:
         raise ValueError(f"not valid JSON ({error})") from None
 
 
-def dump_json(value: Any) -> str:
+def indent_of(text: str) -> str:
+    """The indent a JSON text's own lines use (its first indented line's), so that a file
+    clarity edits keeps it; two spaces for a file with none."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            return line[: len(line) - len(stripped)]
+    return _INDENT
+
+
+def dump_json(value: Any, indent: str = _INDENT) -> str:
     """value as json.dumps(indent=2, ensure_ascii=False) writes it, but each number read
     by parse_json as it was spelt, and a lone surrogate (from a `\\ud800` in the file)
     escaped as it was rather than failing to encode.
@@ -91,10 +101,10 @@ def dump_json(value: Any) -> str:
         entry = next(items, None)
         if entry is None:
             stack.pop()
-            out.append("\n" + _INDENT * len(stack) + close)
+            out.append("\n" + indent * len(stack) + close)
             continue
         index, (key, item) = entry
-        out.append(("," if index else "") + "\n" + _INDENT * len(stack))
+        out.append(("," if index else "") + "\n" + indent * len(stack))
         if key is not None:
             out.append(_string(key) + ": ")
         _write(item, out, stack)

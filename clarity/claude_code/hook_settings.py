@@ -30,7 +30,7 @@ from typing import Any
 from clarity.claude_code.executable import unsafe_character
 from clarity.errors import ClarityError
 from clarity.managed import Outcome, write_text
-from clarity.settings_files import dump_json, parse_json, read_settings_text
+from clarity.settings_files import dump_json, indent_of, parse_json, read_settings_text
 
 EVENT = "SessionStart"
 MATCHER = "startup|resume|clear"  # a session that starts, comes back, or "clear context" began
@@ -125,7 +125,12 @@ def check_settings(path: Path) -> None:
 
 
 def _save(path: Path, settings: dict[str, Any]) -> None:
-    write_text(path, dump_json(settings))
+    """The settings written back in the indent the file had (a person's 4 spaces stay)."""
+    try:
+        indent = indent_of(read_settings_text(path))
+    except (OSError, UnicodeDecodeError):
+        indent = "  "
+    write_text(path, dump_json(settings, indent))
 
 
 def _entry(command: str) -> dict[str, Any]:

@@ -431,3 +431,15 @@ def test_a_hook_left_behind_by_an_uninstalled_clarity_says_nothing(isolated_home
             isolated_home / "work", stdin=json.dumps({"hook_event_name": event}), command=gone
         )
         assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+
+
+def test_the_hooks_join_settings_in_the_indent_the_person_wrote(cli, settings_file: Path):
+    # Issue 36, item 12: a file written with four spaces came back with two.
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text(json.dumps(USERS_SETTINGS, indent=4) + "\n")
+    assert cli("install-command", "--hook").exit_code == 0
+    text = settings_file.read_text()
+    assert '\n    "model": "opus",\n' in text
+    assert json.loads(text)["model"] == "opus"
+    assert cli("uninstall-command", "--hook").exit_code == 0
+    assert settings_file.read_text() == json.dumps(USERS_SETTINGS, indent=4) + "\n"
