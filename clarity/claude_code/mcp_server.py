@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
+from pydantic import ValidationError
 
 from clarity.config import Settings
 from clarity.errors import ClarityError
@@ -113,6 +114,28 @@ INSTRUCTIONS = (
 )
 
 
+class _OneLineServer(MCPServer):
+    """The SDK's server, its tool errors in clarity's one line (issue 36, item 9): an
+    argument of the wrong type is said as `limit: Input should be a valid integer`, not
+    pydantic's lines with a URL; clarity's own refusals without the SDK's prefix."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            if isinstance(error, UnexpectedToolError):
+                raise  # a crash: the SDK says nothing of it to the client, as it should
+            cause = error.__cause__
+            if isinstance(cause, ValidationError):
+                said = "; ".join(
+                    f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+                    for problem in cause.errors()
+                )
+                raise ToolError(_text_safe(f"{name}: {said}")) from cause
+            text = str(error).removeprefix(f"Error executing tool {name}: ")
+            raise ToolError(text) from error.__cause__
+
+
 def _version() -> str:
     """clarity's own version, as serverInfo says it (issue 36, item 9: it was "")."""
     from importlib.metadata import PackageNotFoundError, version
@@ -124,7 +147,7 @@ def _version() -> str:
 
 
 def build_server(settings: Settings) -> MCPServer:
-    server = MCPServer("clarity", instructions=INSTRUCTIONS, version=_version())
+    server = _OneLineServer("clarity", instructions=INSTRUCTIONS, version=_version())
 
     @server.tool(annotations=_READ_ONLY)
     @_anticipated

@@ -101,7 +101,8 @@ BAD: list[tuple[str, dict[str, Any], str]] = [
     ("get_plan", {"name": "../../etc/passwd"}, "no live plan"),
     ("list_plans", {"plan_class": "finished"}, "plan_class must be one of"),
     ("list_plans", {"since": "last week"}, "is not a date"),
-    ("search_plans", {"limit": 5}, ""),  # no query at all: the SDK's own error
+    ("search_plans", {"limit": 5}, "search_plans: query: Field required"),
+    ("search_plans", {"query": "x", "limit": "many"}, "search_plans: limit: Input should be"),
     ("no_such_tool", {}, ""),
 ]
 
@@ -117,6 +118,10 @@ def test_a_bad_argument_is_a_tool_error_and_the_server_goes_on(shelved: Path) ->
     for (name, arguments, said), bad, after in zip(BAD, answers[::2], answers[1::2], strict=True):
         assert bad.is_error, (name, arguments)
         assert said in bad.content[0].text
+        if name != "no_such_tool":  # clarity's voice: one line, no prefix, no URL
+            text = bad.content[0].text
+            assert "\n" not in text and "https://" not in text, text
+            assert not text.startswith("Error executing tool"), text
         assert [hit["name"] for hit in data(after)["hits"]] == ["ledger-export.md"]
 
 
