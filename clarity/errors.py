@@ -27,10 +27,10 @@ class NoPlansYet(Stop):
     """A first run: Claude Code's plans folder is not there yet (it writes it in plan
     mode). Not an error (exit 0); a folder the person named that is not there still is."""
 
-    def __init__(self, plans_dir: str) -> None:
+    def __init__(self, plans_dir: str, demo: str = "clarity demo") -> None:
         super().__init__(
             f"no plans yet in {plans_dir} (Claude Code writes them in plan mode); "
-            "try clarity demo to see what clarity does",
+            f"try {demo} to see what clarity does",
             0,
         )
 

@@ -28,6 +28,7 @@ from clarity.cli import archived, claude_code, schedule, search  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
 from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, Cancelled, ClarityError, Stop
+from clarity.hints import program
 from clarity.render import output
 
 __all__ = ["app", "main"]
@@ -115,7 +116,9 @@ def _command_path(error: typer.TyperException) -> str:
     """The command a usage error is about (`clarity schedule install`): its help helps."""
     ctx = getattr(error, "ctx", None)
     path = getattr(ctx, "command_path", None)
-    return path if isinstance(path, str) and path else "clarity"
+    if not isinstance(path, str) or not path:
+        return program()
+    return program() + path.removeprefix("clarity")  # the clarity that ran, as hints name it
 
 
 _MOVING = frozenset({"apply", "undo", "archive", "restore"})

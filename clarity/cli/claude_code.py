@@ -46,11 +46,16 @@ _SAID = {
 }
 _HOOK_SAID = {
     "installed": "added clarity's hooks to",
-    "unchanged": "clarity's hooks is already in",
+    "unchanged": "clarity's hooks are already in",
     "updated": "updated clarity's hooks in",
     "removed": "removed clarity's hooks from",
-    "absent": "clarity's hooks is not in",
+    "absent": "clarity's hooks are not in",
 }
+# What the hooks are, said once when they go in (a person sees four entries appear).
+HOOKS_ARE = (
+    "the session-start line (SessionStart), and the approval ledger: a plan shown or "
+    "approved (ExitPlanMode's PreToolUse and PostToolUse), a session cleared (SessionEnd)"
+)
 
 
 def _base(project: bool) -> Path:
@@ -84,14 +89,16 @@ def _say_skill(installed: Installed) -> None:
 
 
 def _say_hook(outcome: str, path: Path) -> None:
-    say([f"{_HOOK_SAID[outcome]} {path}"])
+    said = f"{_HOOK_SAID[outcome]} {path}"
+    say([f"{said}: {HOOKS_ARE}" if outcome in ("installed", "updated") else said])
 
 
 @app.command("install-command")
 def install_command(
     project: ProjectOption = False, force: ForceOption = False, hook: HookOption = False
 ) -> None:
-    """Install the /clarity skill for Claude Code (--hook: and a SessionStart hook)."""
+    """Install the /clarity skill for Claude Code (--hook: and its hooks: the session-start
+    line and the approval ledger)."""
     from clarity.claude_code.executable import shell_command
     from clarity.claude_code.hook_settings import add_hook, check_settings, hook_command
     from clarity.claude_code.slash_command import install_skill

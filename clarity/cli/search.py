@@ -47,7 +47,11 @@ def _since(value: str | None) -> datetime | None:
 @app.command()
 def search(
     words: Annotated[
-        list[str], typer.Argument(metavar="QUERY...", help="Words the plan holds, any case (all).")
+        list[str],
+        typer.Argument(
+            metavar="QUERY...",
+            help="Words the plan holds, any case (all); -word: without it (after --).",
+        ),
     ],
     plans_dir: PlansDirOption = None,
     archive_dir: ArchiveDirOption = None,

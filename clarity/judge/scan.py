@@ -11,7 +11,7 @@ from clarity.archive.layout import check_layout
 from clarity.config import Settings
 from clarity.errors import ClarityError, NoPlansYet
 from clarity.executor.history import restored_plans
-from clarity.hints import dir_options
+from clarity.hints import clarity_command, dir_options
 from clarity.judge.classifier import Evidence, Rules, classify
 from clarity.judge.proposal import Proposal, build_proposal
 from clarity.locations import expand_home
@@ -28,7 +28,7 @@ def check_plans_dir(settings: Settings) -> None:
     source = settings.sources["plans_dir"]
     if not plans_dir.exists():
         if source in ("default", "$CLAUDE_CONFIG_DIR/plans") and not plans_dir.is_symlink():
-            raise NoPlansYet(str(plans_dir))  # a first run, before any plan mode
+            raise NoPlansYet(str(plans_dir), clarity_command("demo"))  # a first run
         raise ClarityError(
             f"plans directory {plans_dir} does not exist (from {source}); "
             "point --plans-dir or CLARITY_PLANS_DIR at your plans"

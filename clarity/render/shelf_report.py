@@ -12,6 +12,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clarity.hints import clarity_command
 from clarity.printable import (
     code,
     display_name,
@@ -70,7 +71,7 @@ def _kept_day(plan: KeptPlan) -> str:
     return (iso_moment(plan.version.mtime_ns) or "?")[:10]
 
 
-KEPT_HEADING = "Deleted by Claude Code's cleanup, their text kept by clarity"
+KEPT_HEADING = "Gone from the plans dir near Claude Code's cleanup, their text kept by clarity"
 
 
 def kept_lines(shelf: Shelf) -> list[str]:
@@ -229,5 +230,5 @@ def versions_line(archive_dir: Path, plans: int, texts: int, size: int) -> str:
     """What the kept versions take (SPEC 6.1: storage is shown)."""
     return (
         f"{texts} kept text(s) of {plans} plan(s) take {format_size(size)} in "
-        f"{archive_dir / 'versions'} (clarity history NAME lists a plan's)"
+        f"{archive_dir / 'versions'} ({clarity_command('history', 'NAME')} lists a plan's)"
     )

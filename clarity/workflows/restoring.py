@@ -129,9 +129,17 @@ def _cleanup_warning(settings: Settings, group: RestoreGroup) -> list[str]:
         return []
     plan = group.files[0]
     age_days = (time.time() - plan.mtime_ns / 1e9) / 86400
-    if retention.days - age_days >= 1:
+    left = retention.days - age_days
+    if left >= settings.keep_days:
         return []
     undo = clarity_command("undo", options=dir_options(settings))
+    if left >= 1:  # near it: said with the days left, as the scan report says them
+        return [
+            f"warning: {plan.name} is {age_days:.0f} days old, and Claude Code deletes plans "
+            f"older than {retention.days:g} days from {settings.plans_dir}: it goes in "
+            f"{int(left)} day{'s' if int(left) != 1 else ''} unless you change it (any edit "
+            f"makes it new), copy it elsewhere, or {undo} puts it back in the archive"
+        ]
     return [
         f"warning: {plan.name} is {age_days:.0f} days old, and Claude Code deletes plans older "
         f"than {retention.days:g} days from {settings.plans_dir} at its next start; copy it "

@@ -23,6 +23,7 @@ from clarity.archive.versions import iso_moment, read_versions
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.fsio import READ_FLAGS, hash_fd, read_regular
+from clarity.hints import clarity_command, dir_options
 from clarity.plans.reader import is_plan_name
 
 TEXT_MOST = 256 * 1024 * 1024  # a text bigger than this is not shown whole (diff, show)
@@ -122,7 +123,8 @@ def plan_history(settings: Settings, value: str) -> History:
     if not rows:
         raise ClarityError(
             f"clarity knows no text of {name}: it is not in {settings.plans_dir}, not archived "
-            f"in {settings.archive_dir}, and none was kept; clarity archived lists what is"
+            f"in {settings.archive_dir}, and none was kept; "
+            f"{clarity_command('archived', options=dir_options(settings))} lists what is"
         )
     rows.sort(key=lambda row: _moment(row[0]))  # oldest first, whatever kept it when
     current = now[0] if now is not None else archived[-1][1] if archived else None
@@ -148,7 +150,7 @@ def text_of(history: History, number: int | None) -> tuple[PlanText, bytes]:
     if not 1 <= number <= len(history.texts):
         raise ClarityError(
             f"{history.name} has versions 1 to {len(history.texts)}, not {number}; "
-            f"clarity history {history.name.removesuffix('.md')} lists them"
+            f"{clarity_command('history', history.name.removesuffix('.md'))} lists them"
         )
     text = history.texts[number - 1]
     try:

@@ -51,7 +51,8 @@ def test_a_dormant_plan_deleted_by_claude_code_is_listed_restored_and_found(
     assert (kept["name"], kept["title"]) == ("payments.md", "Payments retry")
     assert kept["size"] == len(TEXT)
     table = cli("archived", *dirs)
-    assert "Deleted by Claude Code's cleanup, their text kept by clarity (1):" in table.stdout
+    heading = "Gone from the plans dir near Claude Code's cleanup, their text kept by clarity"
+    assert f"{heading} (1):" in table.stdout
     assert "payments.md" in table.stdout and "Payments retry" in table.stdout
     assert cli("archived", "zanzibar", *dirs, "--json").json()["kept"][0]["matched_in"] == ["text"]
 
@@ -187,3 +188,17 @@ def test_a_restore_of_a_kept_plan_killed_midway_loses_nothing_and_a_rerun_finish
     assert list(quarter.iterdir()) == []  # no copy left behind by the kill
     plan = cli("scan", *dirs, "--json").json()["plans"][0]
     assert plan["reason"].startswith("restored by you on"), plan["reason"]
+
+
+def test_a_restore_near_the_cleanup_says_how_many_days_are_left(cli, isolated_home: Path) -> None:
+    # The new user's walk: a kept plan of 28 days came back with no word that Claude Code
+    # deletes it again in 2 days.
+    plans_dir = _cleanup_dir(isolated_home)
+    dirs = ("--plans-dir", str(plans_dir))
+    make_files(plans_dir, {"payments.md": Plan(TEXT, 27.5)}, now=datetime.now(UTC))
+    _weekly(cli, plans_dir)
+    (plans_dir / "payments.md").unlink()
+    restored = cli("restore", "payments", "--yes", *dirs)
+    assert restored.exit_code == 0, restored.stderr
+    said = " ".join((restored.stdout + restored.stderr).split())
+    assert "warning: payments.md is 28 days old" in said and "it goes in 2 days" in said

@@ -75,7 +75,7 @@ def test_the_hook_joins_the_users_settings_and_leaves_them_as_they_were(cli, set
 
     before = settings_file.read_bytes()
     again = cli("install-command", "--hook")
-    assert "clarity's hooks is already in" in again.stdout
+    assert "clarity's hooks are already in" in again.stdout
     assert settings_file.read_bytes() == before
 
     removed = cli("uninstall-command", "--hook")
