@@ -118,7 +118,8 @@ def _command_path(error: typer.TyperException) -> str:
     path = getattr(ctx, "command_path", None)
     if not isinstance(path, str) or not path:
         return program()
-    return program() + path.removeprefix("clarity")  # the clarity that ran, as hints name it
+    # The clarity that ran, quoted for a shell as hints quote it.
+    return shlex.quote(program()) + path.removeprefix("clarity")
 
 
 _MOVING = frozenset({"apply", "undo", "archive", "restore"})
@@ -178,11 +179,12 @@ def _dash_word_hint(error: typer.TyperException, args: list[str]) -> str | None:
     # `-f` of `-flag`: click reads it as short options
     word = next((arg for arg in args if arg.startswith(name)), name)
     quoted = shlex.quote(word)
+    me = shlex.quote(program())
     return (
-        f" (to search for {quoted}, end the options with --: clarity {command} -- {quoted}; "
-        f"to leave out the plans that hold it: clarity {command} -- WORD {quoted})"
+        f" (to search for {quoted}, end the options with --: {me} {command} -- {quoted}; "
+        f"to leave out the plans that hold it: {me} {command} -- WORD {quoted})"
         if command == "search"
-        else f" (to search for {quoted}, end the options with --: clarity {command} -- {quoted})"
+        else f" (to search for {quoted}, end the options with --: {me} {command} -- {quoted})"
     )
 
 

@@ -77,6 +77,7 @@ def ledger_facts(
     for end, line in read_ledger(state_dir):
         event = line["event"]
         sha = str(line.get("sha256") or "")
+        sha = sha if texts_seen.is_sha256(sha) else ""  # a name in ledger-texts/, never a path
         project = str(line.get("cwd"))
         if event == ENDED:
             ended[project] = line

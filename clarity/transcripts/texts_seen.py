@@ -17,8 +17,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def is_sha256(text: str) -> bool:
+    """A text's name in a folder of texts: 64 hex digits, never a path (a line of a state
+    file that says otherwise names no text of clarity's)."""
+    return _SHA256.fullmatch(text) is not None
+
+
+def is_plan_file(name: str) -> bool:
+    return name.endswith(".md") and "/" not in name and "\0" not in name and name != ".md"
+
 
 FOLDER = "plan-texts"
 SEEN = "seen.jsonl"
@@ -98,7 +112,7 @@ def read_seen(folder: Path) -> list[SeenText]:
             seen = SeenText(*(str(record[key]) for key in SeenText._fields))
         except (ValueError, KeyError, TypeError, RecursionError):
             continue
-        if seen.how not in _RANK or "/" in seen.plan or len(seen.sha256) != 64:
+        if seen.how not in _RANK or not is_plan_file(seen.plan) or not is_sha256(seen.sha256):
             continue
         key = (seen.plan, seen.sha256)
         was = best.get(key)

@@ -242,3 +242,36 @@ def test_the_ledger_the_real_client_wrote_through_the_plugin_pairs_only_clear_co
     approved = {f.session for f in facts if any(e.kind == "approved" for e in f.events)}
     assert implementing == {by_scenario["a-clear-context"]}
     assert len(approved) == 1  # the plain approval's PostToolUse
+
+
+def test_a_ledger_line_whose_sha256_is_a_path_reads_no_file(isolated_home: Path) -> None:
+    # A state file's line is clarity's own, but never trusted as a path: ledger-texts/
+    # holds texts by their sha256, and "../../secret" would read a file outside it.
+    from clarity.transcripts.ledger_facts import ledger_facts
+    from clarity.transcripts.lines import PlanPaths
+    from clarity.transcripts.texts_seen import TextsSeen
+
+    plans_dir = isolated_home / ".claude" / "plans"
+    plans_dir.mkdir(parents=True)
+    plan = plans_dir / "misty-sleeping-cherny.md"
+    state = _state(isolated_home)
+    (state / "ledger-texts").mkdir(parents=True)
+    (isolated_home / "secret.md").write_text("# not a plan: a secret\n")
+    traversal = "../../../../" + "./" * 23 + "secret"  # 64 characters, as a sha256 is
+    assert len(traversal) == 64
+    assert (state / "ledger-texts" / f"{traversal}.md").exists()  # where it would lead
+    line = {
+        "event": "presented",
+        "at": "2026-11-20T10:00:00.000Z",
+        "session": SESSION,
+        "cwd": PROJECT,
+        "plan": str(plan),
+        "sha256": traversal,
+        "prompt": None,
+    }
+    (state / "ledger.jsonl").write_text(json.dumps(line) + "\n")
+
+    texts = TextsSeen()
+    facts, _ = ledger_facts(str(state), PlanPaths(plans_dir), texts)
+    assert texts.found == {}  # nothing read from outside ledger-texts/
+    assert [event.text for f in facts for event in f.events] == [""]  # the event, no text
