@@ -30,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
+from clarity import __version__
 from clarity.config import Settings
 from clarity.errors import ClarityError
 
@@ -136,18 +137,8 @@ class _OneLineServer(MCPServer):
             raise ToolError(text) from error.__cause__
 
 
-def _version() -> str:
-    """clarity's own version, as serverInfo says it (issue 36, item 9: it was "")."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("clarity-plans")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def build_server(settings: Settings) -> MCPServer:
-    server = _OneLineServer("clarity", instructions=INSTRUCTIONS, version=_version())
+    server = _OneLineServer("clarity", instructions=INSTRUCTIONS, version=__version__)
 
     @server.tool(annotations=_READ_ONLY)
     @_anticipated

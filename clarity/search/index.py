@@ -230,19 +230,16 @@ class SearchIndex:
         return read
 
     def _refresh_kept(self, archive_dir: Path) -> int:
-        """The texts clarity kept, each plan's read again only when its manifest changed."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'kept'").fetchone()
-        try:
-            folders = json.loads(row[0]) if row is not None else {}
-        except ValueError:
-            folders = {}
-        if not isinstance(folders, dict) or folders.get("\0archive") != str(archive_dir):
-            folders = {}  # another archive (or none yet): its texts are read anew
-        stamp = versions_stamp(archive_dir)
-        if folders.get("\0stamp") == stamp:
-            return 0  # no text kept or marked since: no plan's versions to look at
-        folders.pop("\0archive", None)
-        folders.pop("\0stamp", None)
+        """The texts clarity kept, each plan's read again only when its manifest changed,
+        and none looked at while no text was kept or marked since (one stat)."""
+        stamp = f"{archive_dir}\0{versions_stamp(archive_dir)}"
+        if self._meta("kept-stamp") == stamp:
+            return 0
+        folders: dict[str, str] = {}
+        if self._meta("kept-archive") == str(archive_dir):  # else: another archive, anew
+            with contextlib.suppress(ValueError, RecursionError):
+                was = json.loads(self._meta("kept") or "{}")
+                folders = {str(k): str(v) for k, v in was.items()} if isinstance(was, dict) else {}
         known = self._known(KEPT)
         read = 0
         for row_id, fields, body in kept_documents(archive_dir, known, folders):
@@ -251,12 +248,17 @@ class SearchIndex:
         # A plan's versions stay; a folder gone (another archive) takes its rows with it.
         gone = [row for key, (row, _) in known.items() if _folder(key) not in folders]
         self._drop(gone)
-        folders["\0archive"] = str(archive_dir)
-        folders["\0stamp"] = stamp
-        self.db.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('kept', ?)", (json.dumps(folders),)
-        )
+        for key, value in (("kept", json.dumps(folders)), ("kept-archive", str(archive_dir))):
+            self._set_meta(key, value)
+        self._set_meta("kept-stamp", stamp)
         return read
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def remember_classes(self, verdicts: Iterable[Verdict]) -> None:
         """A scan's verdicts on the live rows, each on the row of the bytes the scan read

@@ -31,7 +31,9 @@ def is_sha256(text: str) -> bool:
 
 
 def is_plan_file(name: str) -> bool:
-    return name.endswith(".md") and "/" not in name and "\0" not in name and name != ".md"
+    """A plan's file name, as the plans reader takes one (plans.reader.is_plan_name, which
+    this wing cannot import), and a name only: no folder in it."""
+    return name.endswith(".md") and not name.startswith(".") and "/" not in name
 
 
 FOLDER = "plan-texts"
