@@ -16,10 +16,10 @@ from clarity.errors import ClarityError
 from clarity.locations import (
     ClaudeSettings,
     absolute,
+    archive_dir_for,
     claude_config_dir,
     claude_retention,
     config_file,
-    default_archive_dir,
     default_plans_dir,
     expand_home,
     path_problem,
@@ -90,6 +90,21 @@ def _path(value: Any) -> Path:
         return expand_home(value)
     except ClarityError as error:  # a user this machine does not have: the key is named
         raise ValueError(error.message) from None
+
+
+def _paths(value: Any) -> tuple[Path, ...]:
+    if not isinstance(value, list | tuple):
+        raise ValueError('must be a list of paths, e.g. ["~/.claude-work"]')
+    paths = []
+    for item in value:
+        try:
+            path = _path(item)
+        except ValueError as error:
+            raise ValueError(f"{item!r}: {error}") from None
+        if not path.is_absolute():
+            raise ValueError(f"must be absolute paths or start with ~, not {path}")
+        paths.append(path)
+    return tuple(paths)
 
 
 def _flag(value: Any) -> bool:
@@ -165,6 +180,11 @@ KEYS: dict[str, _Key] = {
         _Key("markers", _markers, lambda text: text.split(",")),
         _Key("protect_hours", _hours, _number_text),
         _Key("keep_days", _days, _number_text),
+        _Key(
+            "claude_config_dirs",
+            _paths,
+            lambda text: [t for t in text.split(os.pathsep) if t.strip()],
+        ),
         _Key("agent", _flag, _flag_text),
         _Key("agent_model", _model, str),
         _Key("agent_budget", _positive, _number_text),
@@ -199,6 +219,10 @@ class Settings(NamedTuple):
     protect_hours: float = PROTECT_HOURS
     retention: Retention | None = None  # Claude Code's cleanup of the plans dir, if it has one
     keep_days: float = KEEP_DAYS
+    # Every Claude config dir clarity knows (SPEC 2): $CLAUDE_CONFIG_DIR or ~/.claude first,
+    # then ~/.claude, then those the config names; each has its plans and transcripts.
+    claude_dirs: tuple[Path, ...] = ()
+    include_tracked: bool = False  # move plans git tracks too (--include-tracked)
 
     def values(self) -> dict[str, Any]:
         return {
@@ -210,6 +234,7 @@ class Settings(NamedTuple):
             "markers": list(self.markers),
             "protect_hours": self.protect_hours,
             "keep_days": self.keep_days,
+            "claude_config_dirs": [str(path) for path in self.claude_dirs],
             "agent": self.agent.enabled,
             "agent_model": self.agent.model,
             "agent_budget": self.agent.budget,
@@ -283,9 +308,16 @@ def load_settings(
     if "plans_dir" not in values:
         located = default_plans_dir(env, cwd, claude)
         values["plans_dir"], sources["plans_dir"] = absolute(located.path), located.source
-    if "archive_dir" not in values:
-        values["archive_dir"] = default_archive_dir(values["plans_dir"])
-        sources["archive_dir"] = "default: beside the plans dir"
+    claude_dirs = _unique((claude_dir, absolute(Path.home() / ".claude")))
+    claude_dirs = _unique(
+        (*claude_dirs, *(absolute(p) for p in values.get("claude_config_dirs", ())))
+    )
+    if "archive_dir" not in values or sources["archive_dir"].startswith("config"):
+        configured = values.get("archive_dir")
+        located = archive_dir_for(values["plans_dir"], claude_dirs, configured)
+        values["archive_dir"] = located.path
+        if located.source != "config":
+            sources["archive_dir"] = located.source
     return Settings(
         plans_dir=values["plans_dir"],
         archive_dir=values["archive_dir"],
@@ -301,6 +333,7 @@ def load_settings(
         claude_dir=claude_dir,
         retention=claude_retention(claude, claude_dir, values["plans_dir"]),
         keep_days=values.get("keep_days", KEEP_DAYS),
+        claude_dirs=claude_dirs,
         agent=AgentSettings(
             enabled=values.get("agent", _AGENT.enabled),
             model=values.get("agent_model", _AGENT.model),
@@ -313,6 +346,18 @@ def load_settings(
 
 
 _AGENT = AgentSettings()
+
+
+def _unique(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """paths in their order, each real folder once."""
+    seen: set[str] = set()
+    kept = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            kept.append(path)
+    return tuple(kept)
 
 
 def _checked(check: Callable[[Any], Any], value: Any, where: str) -> Any:

@@ -143,19 +143,39 @@ def claude_retention(claude: ClaudeSettings, claude_dir: Path, plans_dir: Path) 
     return Retention(days, f"cleanupPeriodDays in {settings_file}")
 
 
-def project_plans_dir(claude: ClaudeSettings, cwd: Path) -> Located | None:
-    """Claude Code's `plansDirectory` for the project clarity runs in, if any: the first of
-    its settings files that sets it; the value is relative to the project root (cwd when
-    there is no project) and, as in Claude Code, ignored if it resolves outside it."""
+class PlansDirectorySetting(NamedTuple):
+    """A project's `plansDirectory` as Claude Code reads it: the folder it names (relative
+    to the project root), the file that set it, and whether Claude Code uses it (a value
+    that resolves outside the project is ignored)."""
+
+    path: Path
+    settings_file: Path
+    inside: bool
+    value: str
+
+
+def plans_directory_setting(claude: ClaudeSettings, cwd: Path) -> PlansDirectorySetting | None:
+    """The first usable `plansDirectory` of the settings files that apply in cwd, resolved
+    against the project root (cwd when there is no project); None when none sets one.
+    A leading `~` is a folder named `~`, as Claude Code joins the value without expanding it."""
     found = claude.first("plansDirectory", _plans_directory)
     if found is None:
         return None
     value, settings_file = found
     root = claude.root or cwd
-    resolved = _real(root / expand_home(value))
-    if not resolved.is_relative_to(_real(root)):
+    resolved = _real(root / value)
+    return PlansDirectorySetting(
+        resolved, settings_file, resolved.is_relative_to(_real(root)), value
+    )
+
+
+def project_plans_dir(claude: ClaudeSettings, cwd: Path) -> Located | None:
+    """Claude Code's `plansDirectory` for the project clarity runs in, if any and if Claude
+    Code would use it (plans_directory_setting)."""
+    setting = plans_directory_setting(claude, cwd)
+    if setting is None or not setting.inside:
         return None
-    return Located(resolved, f"plansDirectory in {settings_file}")
+    return Located(setting.path, f"plansDirectory in {setting.settings_file}")
 
 
 def _real(path: Path) -> Path:
@@ -177,6 +197,60 @@ def default_plans_dir(env: Mapping[str, str], cwd: Path, claude: ClaudeSettings)
 def default_archive_dir(plans_dir: Path) -> Path:
     """Beside the plans dir, out of reach of Claude Code's own cleanup of it."""
     return plans_dir.parent / f"{plans_dir.name}-archive"
+
+
+def project_of(plans_dir: Path, claude_dirs: tuple[Path, ...]) -> Path | None:
+    """The project a plans dir lies in: its nearest ancestor (or itself) that is a git work
+    tree (`.git`) or a Claude Code project (a `.claude/` folder that is no Claude config
+    dir); None for a plans dir in no project."""
+    users = {_real(directory) for directory in claude_dirs}
+    for folder in (plans_dir, *plans_dir.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+        dot_claude = folder / ".claude"
+        if dot_claude.is_dir() and _real(dot_claude) not in users:
+            return folder
+    return None
+
+
+def project_archive_dir(user_archive: Path, project: Path) -> Path:
+    """A project's archive inside the user's: `projects/<project name>-<short hash>`, the
+    hash of the project's real path (two projects of one name stay apart)."""
+    import hashlib
+    import re
+
+    real = _real(project)
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:8]
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", real.name)[:40].lstrip(".") or "project"
+    return user_archive / "projects" / f"{readable}-{digest}"
+
+
+def archive_dir_for(
+    plans_dir: Path, claude_dirs: tuple[Path, ...], configured: Path | None
+) -> Located:
+    """Where a plans dir's archive is when no option or environment names one (SPEC 2, 5).
+
+    A Claude config dir's own plans: the configured archive, else beside them. A plans
+    dir in a project (a git work tree, a `.claude/` folder): never a new folder inside the
+    project, which git would see as untracked, but `projects/<name>-<hash>/` of the user's
+    archive (the configured one, else beside `<first config dir>/plans`); an archive
+    clarity made beside it earlier is kept, so that no archived plan is stranded. Any
+    other plans dir: the configured archive, else beside it.
+    """
+    beside = default_archive_dir(plans_dir)
+    if any(_real(plans_dir) == _real(directory / "plans") for directory in claude_dirs):
+        project = None
+    else:
+        project = project_of(plans_dir, claude_dirs)
+    if project is None or beside.is_dir():
+        if configured is not None:
+            return Located(configured, "config")
+        if project is not None:
+            return Located(beside, "default: beside the plans dir, where clarity archived before")
+        return Located(beside, "default: beside the plans dir")
+    user_archive = configured or default_archive_dir(claude_dirs[0] / "plans")
+    whose = "the configured archive" if configured is not None else "the user's archive"
+    return Located(project_archive_dir(user_archive, project), f"{whose}, for project {project}")
 
 
 def config_file() -> Path:

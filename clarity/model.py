@@ -173,10 +173,12 @@ class Verdict(NamedTuple):
     parent: str | None = None  # name of the root parent, for a sub-plan
     subplans: tuple[str, ...] = ()  # names of the sub-plans folded under this plan
     basis: Basis = Basis.AGE
+    held: bool = False  # git tracks its group: reported, never moved (SPEC 2)
 
     @property
     def action(self) -> Action:
-        return ACTION_FOR[self.plan_class]
+        action = ACTION_FOR[self.plan_class]
+        return Action.REPORT if self.held and action in MOVING_ACTIONS else action
 
     @property
     def name(self) -> str:

@@ -142,7 +142,27 @@ def test_project_plans_directory_from_the_nearest_ancestor(tmp_path: Path) -> No
     result = settings(cwd=deep)
     assert result.plans_dir == (root / "docs" / "plans").resolve()
     assert result.sources["plans_dir"] == f"plansDirectory in {root / '.claude' / 'settings.json'}"
+    # never a new folder in the project (issue 33): the user's archive keeps it
+    archive = result.archive_dir
+    assert archive.parent == Path.home() / ".claude" / "plans-archive" / "projects"
+    assert archive.name.startswith("proj-")
+    assert not archive.is_relative_to(root)
+
+
+def test_an_archive_made_beside_a_project_plans_dir_earlier_is_kept(tmp_path: Path) -> None:
+    root = project(tmp_path / "proj", "settings.json", "docs/plans")
+    (root / "docs" / "plans-archive").mkdir(parents=True)
+    result = settings(cwd=root)
     assert result.archive_dir == (root / "docs" / "plans-archive").resolve()
+    assert "where clarity archived before" in result.sources["archive_dir"]
+
+
+def test_a_configured_archive_holds_the_project_archives(tmp_path: Path) -> None:
+    root = project(tmp_path / "proj", "settings.json", "docs/plans")
+    config = tmp_path / "config.toml"
+    config.write_text(f'archive_dir = "{tmp_path / "mine"}"\n')
+    result = load_settings({}, {}, root, config)
+    assert result.archive_dir.parent == tmp_path / "mine" / "projects"
 
 
 def test_local_settings_win_over_shared_ones(tmp_path: Path) -> None:
@@ -243,6 +263,7 @@ def test_config_command_shows_each_value_and_source(cli, isolated_home: Path) ->
         "agent_plan_bytes",
         "agent_archives",
         "agent_min_confidence",
+        "claude_config_dirs",
     }
     assert entries["agent"] == {"value": False, "source": "default"}
     assert entries["dormant_days"] == {"value": 30.0, "source": f"config {path}"}

@@ -177,6 +177,8 @@ def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:
         and 0 <= now - float(entry["made"]) < MEMO_SECONDS
         and all(stamp(path) == was for path, was in entry["watch"])
         and listing(entry["plans_dir"]) == entry["listing"]
+        # the user's default plans, when the project keeps its own elsewhere
+        and all(listing(folder) == was for folder, was in entry.get("also", ()))
     )
 
 

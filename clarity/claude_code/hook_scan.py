@@ -80,20 +80,62 @@ def summarize(
     entry["watch"] = [[path, stamp(path)] for path in paths]
     if entry["listing"] is None:
         return entry  # no plans directory: nothing to say until there is one
-    state = DirState.for_plans_dir(settings.plans_dir)
     moment = datetime.fromtimestamp(now).astimezone()
     # First what Claude Code is about to delete: its text, kept, before anything is said.
     stop_at = time.monotonic() + 1.0 if stop_at is None else stop_at
-    kept, entry["keep_left"] = keep_near_cleanup(settings, state, moment, stop_at)
+    default = users_default(settings, Path(cwd))
+    if default is not None:
+        entry["also"] = [[str(default.plans_dir), listing(str(default.plans_dir))]]
+    for chosen in (settings, *([] if default is None else [default])):
+        found = _found(chosen, moment, stop_at)
+        entry["done"] += found["done"]
+        entry["deadlines"] += found["deadlines"]
+        entry["kept"] += found["kept"]
+        entry["keep_left"] += found["keep_left"]
+    return entry
+
+
+def users_default(settings: Settings, cwd: Path) -> Settings | None:
+    """The user's own `<config dir>/plans` when the project keeps its plans elsewhere (its
+    plansDirectory): the hook speaks for both, and for no other project (SPEC 2)."""
+    if not settings.sources["plans_dir"].startswith("plansDirectory"):
+        return None
+    plans_dir = settings.claude_dir / "plans"
+    if not plans_dir.is_dir() or plans_dir.resolve() == settings.plans_dir.resolve():
+        return None
+    from clarity.locations import ClaudeSettings, archive_dir_for, claude_retention
+
+    chosen = settings.sources["archive_dir"].startswith(("config", "env"))
+    archive = archive_dir_for(
+        plans_dir, settings.claude_dirs, settings.archive_dir if chosen else None
+    )
+    claude = ClaudeSettings(
+        cwd, settings.claude_dir
+    )  # cleanupPeriodDays as Claude Code reads it there
+    return settings._replace(
+        plans_dir=plans_dir,
+        archive_dir=archive.path,
+        retention=claude_retention(claude, settings.claude_dir, plans_dir),
+        sources={**settings.sources, "plans_dir": "default", "archive_dir": archive.source},
+    )
+
+
+def _found(settings: Settings, moment: datetime, stop_at: float) -> dict[str, Any]:
+    """What one plans dir has to say: plans done, cleanup deadlines, texts kept."""
+    now = moment.timestamp()
+    state = DirState.for_plans_dir(settings.plans_dir)
+    kept, keep_left = keep_near_cleanup(settings, state, moment, stop_at)
     cache = FactsCache.load(state.facts_cache_file)
     # go_on: a hook cut short by its deadline goes on next time where it stopped.
     report = scan(settings, moment, cache=cache, go_on=True)
     cache.save(state.facts_cache_file)
     plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
-    entry["done"] = sum(1 for v in plans if v.plan_class is PlanClass.COMPLETED)
     lefts = ((v.name, cleanup_left(report, v)) for v in plans)
     # Kept a day past the horizon: the memo is said again for some hours.
     due = [(name, left) for name, left in lefts if left is not None and left < HORIZON_DAYS + 1]
-    entry["deadlines"] = [now + left * 86400 for _, left in due]
-    entry["kept"] = sum(1 for name, left in due if left < HORIZON_DAYS and name in kept)
-    return entry
+    return {
+        "done": sum(1 for v in plans if v.plan_class is PlanClass.COMPLETED),
+        "deadlines": [now + left * 86400 for _, left in due],
+        "kept": sum(1 for name, left in due if left < HORIZON_DAYS and name in kept),
+        "keep_left": keep_left,
+    }

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
 from clarity import hints
 from clarity.cli.app import app
 from clarity.cli.options import (
+    AllRootsOption,
     ArchiveDirOption,
     FormatOption,
     JsonOption,
     PlansDirOption,
     YesOption,
+    check_one_root_options,
     note,
     settings_from,
 )
@@ -23,6 +25,7 @@ from clarity.render.output import say
 from clarity.render.terminal import Format, asking, choose_format, print_run_report
 
 if TYPE_CHECKING:
+    from clarity.archive.shelf import Shelf
     from clarity.config import Settings
 
 
@@ -41,25 +44,83 @@ def archived(
     archive_dir: ArchiveDirOption = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
-) -> None:
+    all_roots: AllRootsOption = False,
+) -> int:
     """List the archive's plans, newest first by quarter (or those matching QUERY). Read-only."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
+    if all_roots:
+        check_one_root_options(plans_dir, archive_dir)
+        return _archived_every_root(settings, query, chosen_format)
+    document = _shelf_document(settings, query)
+    if chosen_format is Format.JSON:
+        from clarity.render.output import send_json
+
+        send_json(document.document)
+        return 0
+    _print_shelf(settings, query, chosen_format, document)
+    return 0
+
+
+class _Listed(NamedTuple):
+    shelf: Shelf
+    kept: tuple[int, int, int]
+
+    @property
+    def document(self) -> dict[str, Any]:
+        from clarity.render import shelf_report
+
+        document = shelf_report.shelf_document(self.shelf)
+        document["versions"] = dict(zip(("plans", "texts", "bytes"), self.kept, strict=True))
+        return document
+
+
+def _shelf_document(settings: Settings, query: str | None) -> _Listed:
     from clarity.archive.shelf import list_archived
     from clarity.archive.versions import versions_size
-    from clarity.render import shelf_report
     from clarity.search import archived_text_matches
 
     matches = archived_text_matches(settings)
     shelf = list_archived(settings.archive_dir, query, matches, settings.plans_dir)
-    kept = versions_size(settings.archive_dir)
+    return _Listed(shelf, versions_size(settings.archive_dir))
+
+
+def _archived_every_root(settings: Settings, query: str | None, chosen_format: Format) -> int:
+    from clarity.render.roots_report import heading, root_document
+    from clarity.workflows.roots import find_roots, for_each_root
+
+    outcomes = for_each_root(
+        settings, find_roots(settings), lambda s: (s, _shelf_document(s, query))
+    )
     if chosen_format is Format.JSON:
         from clarity.render.output import send_json
 
-        document = shelf_report.shelf_document(shelf)
-        document["versions"] = {"plans": kept[0], "texts": kept[1], "bytes": kept[2]}
-        send_json(document)
-        return
+        send_json(
+            {
+                "schema_version": 1,
+                "roots": [
+                    {**root_document(o.root), "error": o.error}
+                    | ({} if o.result is None else o.result[1].document)
+                    for o in outcomes
+                ],
+            }
+        )
+    else:
+        for outcome in outcomes:
+            say(heading(outcome.root, chosen_format))
+            if outcome.result is None:
+                note(outcome.error)
+            else:
+                _print_shelf(outcome.result[0], query, chosen_format, outcome.result[1])
+    return 1 if any(o.result is None for o in outcomes) else 0
+
+
+def _print_shelf(
+    settings: Settings, query: str | None, chosen_format: Format, listed: _Listed
+) -> None:
+    from clarity.render import shelf_report
+
+    shelf, kept = listed
     for line in shelf.notes:
         note(line)
     if kept[1]:

@@ -104,6 +104,37 @@ ProtectHoursOption = Annotated[
     ),
 ]
 
+AllRootsOption = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        help="Every plans folder on the machine (clarity roots lists them), one after "
+        "another, each with its own archive.",
+    ),
+]
+IncludeTrackedOption = Annotated[
+    bool,
+    typer.Option(
+        "--include-tracked",
+        help="Archive and trash plans git tracks too; without it they are reported and "
+        "left in place (git keeps their history).",
+    ),
+]
+
+
+def check_one_root_options(
+    plans_dir: str | None, archive_dir: str | None, *more: str | None
+) -> None:
+    """--all picks its folders itself: an option that names one folder would be ignored."""
+    from clarity.errors import ClarityError
+
+    for option, value in (("--plans-dir", plans_dir), ("--archive-dir", archive_dir)):
+        if value is not None:
+            raise ClarityError(
+                f"--all acts on every plans folder, each with its own archive, so {option} "
+                f"is refused; give {option} without --all to act on one folder"
+            )
+
 
 # The options every command that reads plans takes, named as config keys.
 _SETTING_OPTIONS = (

@@ -10,10 +10,12 @@ import typer
 from clarity.cli.app import app
 from clarity.cli.options import (
     AgentOption,
+    AllRootsOption,
     ArchiveDirOption,
     CurrentOption,
     DormantDaysOption,
     FormatOption,
+    IncludeTrackedOption,
     JsonOption,
     NowOption,
     PlansDirOption,
@@ -23,6 +25,7 @@ from clarity.cli.options import (
     StaleBytesOption,
     StaleDaysOption,
     YesOption,
+    check_one_root_options,
     current_values,
     given_path,
     note,
@@ -42,6 +45,8 @@ from clarity.render.terminal import (
 
 if TYPE_CHECKING:
     from clarity.config import Settings
+    from clarity.executor.results import RunReport
+    from clarity.model import ScanReport
 
 
 @app.command()
@@ -70,11 +75,13 @@ def scan(
     show_all: Annotated[
         bool,
         typer.Option(
-            "--all",
+            "--full",
             help="List every plan in the table; without it, long lists of plans apply handles "
             "alone (completed, stale, active) are folded after their newest.",
         ),
     ] = False,
+    all_roots: AllRootsOption = False,
+    include_tracked: IncludeTrackedOption = False,
     record: Annotated[
         bool,
         typer.Option(
@@ -91,7 +98,7 @@ def scan(
             "refused. The form the /clarity skill lets Claude run unasked.",
         ),
     ] = False,
-) -> None:
+) -> int:
     """Classify every plan and show what apply would do. Moves nothing."""
     if print_only and output is not None:
         from clarity.errors import ClarityError
@@ -100,7 +107,7 @@ def scan(
             "scan --print-only writes no report file, so --output is refused; "
             "run clarity scan --output PATH yourself (without --print-only) to save one"
         )
-    settings = settings_from(locals())
+    settings = settings_from(locals())._replace(include_tracked=include_tracked)
     from clarity.cli.clock import parse_now
 
     chosen_format = choose_format(json_output, output_format)
@@ -108,10 +115,12 @@ def scan(
     from clarity.workflows.scanning import run_scan
 
     where = None if project is None else given_path(project, "--project").absolute()
-    try:
-        report = run_scan(
-            settings,
-            parse_now(now),
+    as_of = parse_now(now)
+
+    def scan_one(chosen: Settings) -> ScanReport:
+        return run_scan(
+            chosen,
+            as_of,
             current_values(current),
             session,
             note,
@@ -122,6 +131,20 @@ def scan(
             # reviews leave a killed run to the next apply: they never move a file.
             settle=record and not print_only,
         )
+
+    if all_roots:
+        from clarity.cli.roots import scan_every_root
+
+        check_one_root_options(plans_dir, archive_dir)
+        saved = None if output is None else given_path(output, "--output")
+        try:
+            return scan_every_root(
+                settings, scan_one, chosen_format, show_all=show_all, output_file=saved
+            )
+        finally:
+            bar.close()
+    try:
+        report = scan_one(settings)
     finally:
         bar.close()
     shaping = {
@@ -144,7 +167,7 @@ def scan(
     if output is not None:
         save_scan_report(report, chosen_format, given_path(output, "--output"))
         note(f"report written to {output}")
-        return
+        return 0
     print_scan_report(report, chosen_format, show_all=show_all)
     if (
         chosen_format is not Format.JSON
@@ -158,6 +181,7 @@ def scan(
             [f"Review the above, then run {apply_command(report)} to carry out exactly this scan."],
             err=True,
         )
+    return 0
 
 
 @app.command("config")
@@ -257,10 +281,17 @@ def apply(
             "--plans-dir must not send a project's files to the trash.",
         ),
     ] = False,
+    all_roots: AllRootsOption = False,
+    include_tracked: IncludeTrackedOption = False,
 ) -> int:
     """Carry out the latest scan: archive completed plans, trash stale ones."""
-    settings = settings_from(locals())
+    settings = settings_from(locals())._replace(include_tracked=include_tracked)
     chosen_format = choose_format(json_output, output_format)
+    if include_tracked and not rescan:
+        raise ClarityError(
+            "--include-tracked changes what a scan proposes, and apply carries out the scan "
+            "you reviewed; scan with --include-tracked first, or add --rescan"
+        )
     if not rescan:
         _only_with_rescan(
             settings,
@@ -276,10 +307,12 @@ def apply(
 
     bar = ProgressBar(chosen_format is not Format.JSON)
     confirm = asking(yes, "apply", chosen_format, preview_lines, bar=bar)
-    try:
-        report = run_apply(
-            settings,
-            parse_now(now),
+    as_of = parse_now(now)
+
+    def apply_one(chosen: Settings) -> RunReport:
+        return run_apply(
+            chosen,
+            as_of,
             current_values(current),
             rescan=rescan,
             session=session,
@@ -288,6 +321,22 @@ def apply(
             proposal_id=proposal,
             trust_plans_dir=trust_plans_dir,
         )
+
+    try:
+        if all_roots:
+            from clarity.cli.roots import exit_code, run_every_root
+            from clarity.workflows.roots import remember_every_root_apply
+
+            check_one_root_options(plans_dir, archive_dir)
+            if proposal is not None:
+                raise ClarityError(
+                    "--proposal names one folder's scan, and --all applies each folder's "
+                    "latest scan; give --plans-dir with --proposal instead of --all"
+                )
+            outcomes = run_every_root(settings, apply_one, chosen_format)
+            remember_every_root_apply(outcomes)
+            return exit_code(outcomes)
+        report = apply_one(settings)
     finally:
         bar.close()
     return print_run_report(report, chosen_format)
@@ -300,6 +349,10 @@ def undo(
     yes: YesOption = False,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
+    all_roots: Annotated[
+        bool,
+        typer.Option("--all", help="Undo the latest apply --all, in every folder it moved in."),
+    ] = False,
 ) -> int:
     """Put back what the latest apply, archive or restore moved (from the archive, the trash,
     or into the archive again)."""
@@ -309,7 +362,16 @@ def undo(
     from clarity.workflows.runs import run_undo
 
     confirm = asking(yes, "undo", chosen_format, undo_preview_lines)
-    report = run_undo(settings, confirm=confirm)
+
+    def undo_one(chosen: Settings) -> RunReport:
+        return run_undo(chosen, confirm=confirm)
+
+    if all_roots:
+        from clarity.cli.roots import exit_code, undo_every_root
+
+        check_one_root_options(plans_dir, archive_dir)
+        return exit_code(undo_every_root(settings, undo_one, chosen_format))
+    report = undo_one(settings)
     return print_run_report(report, chosen_format)
 
 

@@ -73,13 +73,14 @@ def search(
     """Find any plan, live or archived, by its words: best first, with where it lives."""
     settings = settings_from(locals())
     chosen_format = choose_format(json_output, output_format)
-    from clarity.search import run_search
+    from clarity.workflows.searching import search_plans
 
     query = " ".join(words)
     where = None if project is None else str(given_path(project, "--project").absolute())
-    found = run_search(
+    found = search_plans(
         settings,
         query,
+        note=note,
         project=where,
         plan_class=None if plan_class is None else plan_class.value,
         since=_since(since),

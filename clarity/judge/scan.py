@@ -15,10 +15,18 @@ from clarity.hints import clarity_command, dir_options
 from clarity.judge.classifier import Evidence, Rules, classify
 from clarity.judge.proposal import Proposal, build_proposal
 from clarity.locations import expand_home
-from clarity.model import NO_SESSIONS, PlanFacts, PlanSessions, ScanReport, Verdict
+from clarity.model import (
+    MOVING_ACTIONS,
+    NO_SESSIONS,
+    PlanFacts,
+    PlanSessions,
+    ScanReport,
+    Verdict,
+)
 from clarity.plans.facts_cache import FactsCache
 from clarity.plans.markers import compile_markers
 from clarity.plans.reader import NotARegularFile, fingerprint, read_plans_dir
+from clarity.plans.tracked import NOT_IN_GIT, Tracked, tracked_plans
 from clarity.progress import Progress
 from clarity.state import DirState
 
@@ -178,6 +186,32 @@ def in_project(report: ScanReport, project: Path) -> ScanReport:
     return report._replace(verdicts=kept)
 
 
+HELD = "tracked by git, so left in place (apply --include-tracked moves it)"
+
+
+def hold_tracked(verdicts: tuple[Verdict, ...], tracked: Tracked) -> tuple[Verdict, ...]:
+    """Each group holding a plan git tracks is reported, never moved: its record is the
+    team's, and git keeps its history (SPEC 2)."""
+    held = {v.parent or v.name for v in verdicts if tracked.holds(v.name)}
+    if not held:
+        return verdicts
+    return tuple(
+        v._replace(held=True, reason=f"{v.reason}; {HELD}")
+        if (v.parent or v.name) in held and v.action in MOVING_ACTIONS
+        else v
+        for v in verdicts
+    )
+
+
+def _tracked_note(tracked: Tracked, settings: Settings) -> tuple[str, ...]:
+    if tracked.unknown is None or settings.include_tracked:
+        return ()
+    return (
+        f"{settings.plans_dir} is in a git work tree, but {tracked.unknown}: every plan "
+        "there is left in place",
+    )
+
+
 def scan(
     settings: Settings,
     now: datetime,
@@ -229,8 +263,10 @@ def scan(
     plans = _hashed_where_compared(listing.plans, sessions)
 
     def verdicts() -> tuple[Verdict, ...]:
-        return classify(plans, rules, now, current_names, sessions.in_use, evidence)
+        found = classify(plans, rules, now, current_names, sessions.in_use, evidence)
+        return found if settings.include_tracked else hold_tracked(found, tracked)
 
+    tracked = tracked_plans(settings.plans_dir) if listing.plans else NOT_IN_GIT
     report = ScanReport(
         plans_dir=settings.plans_dir,
         archive_dir=settings.archive_dir,
@@ -240,6 +276,7 @@ def scan(
         retention=settings.retention,
         notes=(
             *sessions.notes,
+            *_tracked_note(tracked, settings),
             *unknown_current(current, settings.plans_dir, (p.name for p in listing.plans)),
         ),
         projects=sessions.projects,

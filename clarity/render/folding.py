@@ -6,7 +6,7 @@ Lists apply handles alone (completed, stale, active) show their newest SHOWN
 plans once they pass FOLD_OVER; the dormant plans, which need a decision, show
 DORMANT_SHOWN once they pass DORMANT_FOLD_OVER. Past the fold, plans Claude
 Code's cleanup deletes within a week are shown still, URGENT_SHOWN at most. The
-rest is one line naming the command that lists them all (`--all`), with the
+rest is one line naming the command that lists them all (`--full`), with the
 options that shaped this scan.
 """
 
@@ -62,7 +62,7 @@ def visible_rows(
 def all_command(report: ScanReport, *extra: str) -> str:
     """The scan again, every plan listed: with the options that shaped this one."""
     return clarity_command(
-        "scan", "--all", *extra, *report.scan_options, options=report.dir_options
+        "scan", "--full", *extra, *report.scan_options, options=report.dir_options
     )
 
 

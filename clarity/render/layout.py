@@ -53,7 +53,9 @@ def summary_line(report: ScanReport) -> str:
             PlanClass.DORMANT,
         )
     ]
-    return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts)
+    held = sum(verdict.held for verdict in report.verdicts)
+    tracked = f"; {held} tracked by git, left in place" if held else ""
+    return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts) + tracked
 
 
 def decided_by(report: ScanReport) -> dict[str, int]:

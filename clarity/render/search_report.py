@@ -27,20 +27,22 @@ def _heading(found: Found) -> str:
     plans = "plan matches" if count == 1 else "plans match"
     return (
         f"{count} {plans} {found.query.strip()!r} ({found.live:,} live and "
-        f"{found.archived:,} archived plans indexed), best first"
+        f"{found.archived:,} archived plans indexed"
+        + (f" in {len(found.roots)} plans folders" if len(found.roots) > 1 else "")
+        + "), best first"
     )
 
 
-def _where(hit: Hit) -> str:
+def _where(hit: Hit, several: bool = False) -> str:
     if hit.place == "live":
-        return "plans dir"
+        return f"plans dir {hit.path.parent}" if several else "plans dir"
     if hit.place == "kept":  # a text clarity kept: which version says where it is
         return f"kept text, {hit.reason}" if hit.reason else "kept text"
     return f"archive {hit.quarter}" if hit.quarter else "archive"
 
 
-def _facts(hit: Hit) -> str:
-    parts = [_where(hit)]
+def _facts(hit: Hit, several: bool = False) -> str:
+    parts = [_where(hit, several)]
     if hit.place != "kept":
         parts.append(hit.plan_class or "no scan since it changed")
     if hit.project:
@@ -72,7 +74,11 @@ def print_hits(found: Found, console: PlainConsole) -> None:
     console.print(_line((_heading(found), "bold")))
     for hit in found.hits:
         console.print()
-        console.print(_line((display_name(hit.name), "bold"), ("  " + _facts(hit), "dim")))
+        console.print(
+            _line(
+                (display_name(hit.name), "bold"), ("  " + _facts(hit, len(found.roots) > 1), "dim")
+            )
+        )
         if hit.title:
             console.print(_line(("  " + display_name(hit.title), "")))
         snippet = [("  ", "")] + [
@@ -91,7 +97,7 @@ def hits_markdown(found: Found) -> str:
         title = f": {display_name(hit.title)}" if hit.title else ""
         lines += [
             "",
-            f"- {code(display_name(hit.name))}{title} ({_facts(hit)})",
+            f"- {code(display_name(hit.name))}{title} ({_facts(hit, len(found.roots) > 1)})",
             f"  > {display_name(snippet)}",
         ]
     return printable_lines(lines)
@@ -132,5 +138,6 @@ def hits_document(found: Found) -> dict[str, Any]:
         "plans_dir": os.fsdecode(found.plans_dir),
         "archive_dir": os.fsdecode(found.archive_dir),
         "indexed": {"live": found.live, "archived": found.archived},
+        "roots": list(found.roots),
         "hits": hits,
     }

@@ -2,8 +2,8 @@
 
 Counts first, then each class's plans in columns as wide as the terminal
 allows; long lists fold as render/folding.py says (plans Claude Code's cleanup
-is about to delete stay in sight), unless `--all`. Drawn as rich Segments, not a rich Table: a table
-of 10,000 rows took seconds to lay out, these take milliseconds.
+is about to delete stay in sight), unless `--full`. Drawn as rich Segments, not a
+rich Table: a table of 10,000 rows took seconds to lay out, these take milliseconds.
 
 Every string from outside (names, titles, reasons, paths) is escaped with
 `printable` here, since Segments reach the terminal as given.

@@ -113,6 +113,11 @@ def _check_replaceable(path: Path) -> None:
 
 def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> None:
     """Write the report to path whole (atomically): a reader never sees half of it."""
+    save_report_text(path, lambda: scan_report_text(report, output_format))
+
+
+def save_report_text(path: Path, text: Callable[[], str]) -> None:
+    """Write a report's text to path whole (atomically), replacing only an earlier report."""
     from clarity.fsio import write_atomic
 
     _check_replaceable(path)
@@ -122,7 +127,7 @@ def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> N
             "make it first, or choose another --output"
         )
     try:
-        write_atomic(path, scan_report_text(report, output_format).encode("utf-8"))
+        write_atomic(path, text().encode("utf-8"))
     except OSError as error:
         raise ClarityError(
             f"cannot write the report to {path}: {error.strerror or error}; choose another --output"

@@ -39,6 +39,7 @@ class Found:
     archived: int
     plans_dir: Path
     archive_dir: Path
+    roots: tuple[str, ...] = ()  # the plans folders searched, when there were several
 
 
 def run_search(

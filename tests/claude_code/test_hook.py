@@ -443,3 +443,22 @@ def test_the_hooks_join_settings_in_the_indent_the_person_wrote(cli, settings_fi
     assert json.loads(text)["model"] == "opus"
     assert cli("uninstall-command", "--hook").exit_code == 0
     assert settings_file.read_text() == json.dumps(USERS_SETTINGS, indent=4) + "\n"
+
+
+def test_a_project_with_its_own_plans_hears_of_them_and_of_the_users_own_only(
+    isolated_home: Path, claude_dir: Path
+):
+    # issue 33: the project's plansDirectory and the user's default, never another project
+    now = datetime.now(UTC)
+    make_files(claude_dir / "plans", {"nearly-gone.md": Plan(OPEN, 27.5)}, now)
+    here, other = isolated_home / "here", isolated_home / "other"
+    for project in (here, other):
+        (project / ".claude").mkdir(parents=True)
+        (project / ".claude" / "settings.json").write_text('{"plansDirectory": "plans"}')
+    make_files(here / "plans", {f"done-{i}.md": Plan(DONE, 3) for i in range(3)}, now)
+    make_files(other / "plans", {f"done-{i}.md": Plan(DONE, 3) for i in range(5)}, now)
+
+    assert said(run_hook(here)) == (
+        "clarity: 3 plans done; Claude Code will delete 1 plan in 2 days (clarity kept its "
+        "text): /clarity to review them"
+    )

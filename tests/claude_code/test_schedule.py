@@ -527,12 +527,21 @@ def test_a_plans_directory_from_a_cloned_repository_cannot_add_a_cron_line(
     monkeypatch.chdir(project)
     assert crontab("-", text=USER_CRONTAB).returncode == 0
 
-    refused = cli("schedule", "install", "--scheduler", "cron")
+    # named, the folder would be in the line: refused
+    refused = cli(
+        "schedule", "install", "--scheduler", "cron", "--plans-dir", str(project / hostile)
+    )
 
     assert refused.exit_code == 2
     assert len(refused.stderr.splitlines()) == 1
     assert "plans dir" in refused.stderr and "\\n" in refused.stderr
     assert crontab_text() == USER_CRONTAB
+
+    # found by --all at each run, it never is (issue 33): one line, no job of its own
+    installed = cli("schedule", "install", "--scheduler", "cron")
+    assert installed.exit_code == 0, installed.stderr
+    block = crontab_text()[len(USER_CRONTAB) :].splitlines()
+    assert len(block) == 3 and "PWNED" not in "".join(block) and "--all" in block[1]
 
 
 @pytest.mark.parametrize("char", ["'", '"', "\\", "$"])
@@ -619,6 +628,7 @@ SETTINGS_ENV = {
     "CLARITY_AGENT_PLAN_BYTES": "5000",
     "CLARITY_AGENT_ARCHIVES": "no",
     "CLARITY_AGENT_MIN_CONFIDENCE": "0.9",
+    "CLARITY_CLAUDE_CONFIG_DIRS": "/nonexistent/claude-work",
 }
 NOT_CARRIED_ENV = {
     "CLARITY_PLANS_DIR": "somewhere/else",

@@ -45,7 +45,7 @@ def test_the_markdown_report_does_not_grow_with_the_plans(cli, tmp_path: Path) -
     assert len(many.encode()) < 1.2 * len(few.encode()) + 4096  # bounded, not per plan
     rows = [line for line in many.splitlines() if line.startswith("| `idle-")]
     assert 30 <= len(rows) <= 60  # the dormant plans shown, and those deleted soon
-    again = f"clarity scan --all --format markdown --now {shlex.quote(NOW_ISO)}"
+    again = f"clarity scan --full --format markdown --now {shlex.quote(NOW_ISO)}"
     assert f"more completed; `{again} --dormant-days 15 --plans-dir {large}` lists" in many
-    every = _markdown(cli, large, "--now", NOW_ISO, "--all")
+    every = _markdown(cli, large, "--now", NOW_ISO, "--full")
     assert sum(line.startswith("| `") for line in every.splitlines()) == 4000

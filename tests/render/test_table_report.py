@@ -79,11 +79,11 @@ def test_long_lists_apply_handles_fold_while_dormant_plans_are_listed_whole(cli,
     make_files(plans_dir, plans)
 
     lines = table(cli, plans_dir, 100)
-    everything = table(cli, plans_dir, 100, "--all")
+    everything = table(cli, plans_dir, 100, "--full")
 
     shown_done = [line for line in lines if re.search(r"done-\d\d\.md", line)]
     assert [line.split()[0] for line in shown_done] == [f"done-{n:02}.md" for n in range(10)]
-    again = f"clarity scan --all --now {NOW_ISO} --plans-dir {plans_dir}"  # as it was scanned
+    again = f"clarity scan --full --now {NOW_ISO} --plans-dir {plans_dir}"  # as it was scanned
     fold = f"  ... and 30 more completed; {again} lists them"
     assert fold in lines
     assert len([line for line in lines if re.search(r"idle-\d\d\.md", line)]) == 25

@@ -1,0 +1,125 @@
+"""Every plans folder on the machine: `clarity roots`, and scan, apply, undo and archived
+with `--all` (SPEC 2), each root in turn, its own report, one failing root said and
+the others gone on with (exit 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clarity.cli.app import app
+from clarity.cli.options import FormatOption, JsonOption, settings_from
+from clarity.errors import ClarityError
+from clarity.render import output
+from clarity.render.terminal import Format, choose_format
+
+if TYPE_CHECKING:
+    from clarity.config import Settings
+    from clarity.executor.results import RunReport
+    from clarity.model import ScanReport
+    from clarity.workflows.roots import RootOutcome, Roots
+
+
+@app.command()
+def roots(json_output: JsonOption = False, output_format: FormatOption = None) -> None:
+    """List every plans folder on the machine and how it was found: each Claude config
+    dir's plans, and each project's plansDirectory. Read-only."""
+    from clarity.render.roots_report import print_roots
+    from clarity.workflows.roots import find_roots
+
+    settings = settings_from({})
+    print_roots(find_roots(settings), choose_format(json_output, output_format))
+
+
+def _found(settings: Settings) -> Roots:
+    from clarity.workflows.roots import find_roots
+
+    found = find_roots(settings)
+    if not found.roots:
+        raise ClarityError(
+            "no plans folder on this machine yet (clarity roots says where it looked); "
+            "Claude Code writes one when a session first plans"
+        )
+    return found
+
+
+def scan_every_root(
+    settings: Settings,
+    scan_one: Callable[[Settings], ScanReport],
+    chosen_format: Format,
+    *,
+    show_all: bool,
+    output_file: Path | None = None,
+) -> int:
+    from clarity.render.roots_report import every_scan_text, print_each, scans_document
+    from clarity.render.terminal import print_scan_report, save_report_text
+    from clarity.workflows.roots import for_each_root
+
+    outcomes = for_each_root(settings, _found(settings), scan_one)
+    if output_file is not None:
+        save_report_text(output_file, lambda: every_scan_text(outcomes, chosen_format))
+        output.say([f"clarity: reports written to {output_file}"], err=True)
+        return _failed(outcomes)
+    if chosen_format is Format.JSON:
+        output.send_json(scans_document(outcomes))
+        return _failed(outcomes)
+
+    def print_one(report: ScanReport) -> None:
+        print_scan_report(report, chosen_format, show_all=show_all)
+
+    failed = print_each(outcomes, chosen_format, print_one)
+    if any(o.result is not None and o.result.proposal and o.result.moves() for o in outcomes):
+        from clarity.hints import clarity_command
+
+        line = f"Review the above, then run {clarity_command('apply', '--all')} to carry out "
+        output.say([line + "exactly these scans, folder by folder."], err=True)
+    return failed
+
+
+def run_every_root(
+    settings: Settings, run_one: Callable[[Settings], RunReport], chosen_format: Format
+) -> list[RootOutcome[RunReport]]:
+    """apply in each root; their reports printed."""
+    from clarity.workflows.roots import for_each_root
+
+    return _print_runs(for_each_root(settings, _found(settings), run_one), chosen_format)
+
+
+def undo_every_root(
+    settings: Settings, run_one: Callable[[Settings], RunReport], chosen_format: Format
+) -> list[RootOutcome[RunReport]]:
+    """undo, in each root, what the latest apply --all did there; the reports printed."""
+    from clarity.workflows import roots as every
+
+    outcomes = every.undo_every_root(settings, _found(settings), run_one)
+    if not outcomes:
+        raise ClarityError(
+            "nothing to undo: no apply --all is on record (undo one folder's latest run "
+            "with clarity undo --plans-dir DIR)"
+        )
+    return _print_runs(outcomes, chosen_format)
+
+
+def _print_runs(
+    outcomes: list[RootOutcome[RunReport]], chosen_format: Format
+) -> list[RootOutcome[RunReport]]:
+    from clarity.render.roots_report import print_each, runs_document
+    from clarity.render.terminal import print_run_report
+
+    if chosen_format is Format.JSON:
+        output.send_json(runs_document(outcomes))
+    else:
+        print_each(outcomes, chosen_format, lambda report: print_run_report(report, chosen_format))
+    return outcomes
+
+
+def exit_code(outcomes: list[RootOutcome[RunReport]]) -> int:
+    return max(
+        [1 if o.result is None or o.result.failed else 0 for o in outcomes],
+        default=0,
+    )
+
+
+def _failed(outcomes: list[RootOutcome[ScanReport]]) -> int:
+    return 1 if any(outcome.result is None for outcome in outcomes) else 0

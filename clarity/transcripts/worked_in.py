@@ -1,0 +1,106 @@
+"""The folders Claude Code has worked in, as one Claude config dir remembers them (SPEC 2):
+the `cwd` its transcripts start in, and the projects its `.claude.json` lists.
+
+Finding every plans folder on the machine starts here, and must cost no more
+than a look at each project: a transcript is read only as far as its first
+record with a `cwd` (a bounded head), and only the newest of each folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+HEAD_BYTES = 256 * 1024  # a transcript's first records are well within this
+CLAUDE_JSON_LIMIT = 64 << 20  # Claude Code's own file grows with history; far past it
+
+
+def worked_in(claude_dir: Path, home: Path) -> list[tuple[Path, str]]:
+    """(folder, how it was found) for every folder Claude Code, run with claude_dir as its
+    config dir, has worked in: the projects of its `.claude.json` first, then the start
+    folder of the newest transcript of each projects sub-folder. Each folder once."""
+    found: dict[str, tuple[Path, str]] = {}
+    claude_json = home / ".claude.json" if _is_home_default(claude_dir, home) else None
+    for path in (claude_json, claude_dir / ".claude.json"):
+        if path is not None:
+            for folder in _claude_json_projects(path):
+                found.setdefault(folder, (Path(folder), f"projects in {path}"))
+    projects = claude_dir / "projects"
+    for folder, transcript in _transcript_starts(projects):
+        found.setdefault(folder, (Path(folder), f"the cwd of {transcript}"))
+    return list(found.values())
+
+
+def _is_home_default(claude_dir: Path, home: Path) -> bool:
+    return os.path.realpath(claude_dir) == os.path.realpath(home / ".claude")
+
+
+def _claude_json_projects(path: Path) -> list[str]:
+    from clarity.fsio import read_regular
+
+    try:
+        document = json.loads(read_regular(path, CLAUDE_JSON_LIMIT, follow=True))
+    except (OSError, ValueError, RecursionError):
+        return []  # Claude Code's file: unreadable is "nothing listed", never a failure
+    projects = document.get("projects") if isinstance(document, dict) else None
+    if not isinstance(projects, dict):
+        return []
+    return [key for key in projects if isinstance(key, str) and Path(key).is_absolute()]
+
+
+def _transcript_starts(projects: Path) -> Iterator[tuple[str, Path]]:
+    try:
+        folders = sorted(os.scandir(projects), key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in folders:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        for transcript in _newest_first(Path(entry.path)):
+            cwd = _first_cwd(transcript)
+            if cwd is not None:
+                yield cwd, transcript
+                break
+
+
+def _newest_first(folder: Path, most: int = 3) -> list[Path]:
+    """The folder's newest session transcripts (sub-agents' start where their session
+    does); a few, in case the newest has no record with a cwd yet."""
+    stamped = []
+    try:
+        for entry in os.scandir(folder):
+            if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+                stamped.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+    except OSError:
+        return []
+    return [Path(path) for _, path in sorted(stamped, reverse=True)[:most]]
+
+
+def _first_cwd(transcript: Path) -> str | None:
+    """The `cwd` of the transcript's first record that has one, from its head only."""
+    try:
+        fd = os.open(transcript, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, HEAD_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    for line in head.split(b"\n"):
+        if b'"cwd"' not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a line cut at the head's end, or not JSON
+        cwd = record.get("cwd") if isinstance(record, dict) else None
+        if isinstance(cwd, str) and Path(cwd).is_absolute() and "\0" not in cwd:
+            return cwd
+    return None

@@ -1,0 +1,74 @@
+"""`clarity search` and the MCP server's search: every plans folder on the machine unless
+the person named one (SPEC 2, 9.1), their hits merged by rank."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from clarity.errors import ClarityError
+
+if TYPE_CHECKING:
+    from clarity.config import Settings
+    from clarity.search import Found
+
+
+def one_root_named(settings: Settings) -> bool:
+    """Whether the person named the plans folder (an option, the environment): only it is
+    searched. A folder the config file or Claude Code chose is one root among all."""
+    return settings.sources["plans_dir"].startswith(("option", "env"))
+
+
+def search_plans(
+    settings: Settings,
+    query: str,
+    *,
+    note: Callable[[str], None] = lambda line: None,
+    place: str | None = None,
+    project: str | None = None,
+    plan_class: str | None = None,
+    since: datetime | None = None,
+    limit: int | None = 20,
+) -> Found:
+    """Ranked hits over the live plans, archives and kept texts of every root (of the one
+    named), best first. A root whose index cannot be used is a note; the rest answer."""
+    from clarity.search import Found, run_search
+    from clarity.workflows.roots import find_roots, for_each_root
+
+    def search_one(chosen: Settings) -> Found:
+        return run_search(
+            chosen,
+            query,
+            place=place,
+            project=project,
+            plan_class=plan_class,
+            since=since,
+            limit=limit,
+        )
+
+    roots = None if one_root_named(settings) else find_roots(settings)
+    if roots is None or len(roots.roots) < 2:
+        if roots is not None and roots.roots:
+            from clarity.workflows.roots import settings_for
+
+            return search_one(settings_for(settings, roots.roots[0]))
+        return search_one(settings)
+    outcomes = for_each_root(settings, roots, search_one)
+    found = [o.result for o in outcomes if o.result is not None]
+    if not found:  # the query itself is at fault, or every index: said as the first root said
+        raise ClarityError(outcomes[0].error or "no plans folder could be searched")
+    for outcome in outcomes:
+        if outcome.result is None:
+            note(f"{outcome.root.plans_dir} was not searched: {outcome.error}")
+    hits = sorted((hit for one in found for hit in one.hits), key=lambda hit: hit.score)
+    return Found(
+        query,
+        tuple(hits[:limit] if limit is not None else hits),
+        sum(one.live for one in found),
+        sum(one.archived for one in found),
+        settings.plans_dir,
+        settings.archive_dir,
+        roots=tuple(os.fsdecode(o.root.plans_dir) for o in outcomes if o.result is not None),
+    )

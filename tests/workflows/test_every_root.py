@@ -1,0 +1,215 @@
+"""Every plans folder on the machine (issue 33, SPEC 2): a fake home with four projects,
+each found the way Claude Code would, and one command over all of them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.builders.claude_home import Session
+from tests.builders.files import NOW, NOW_ISO
+
+DONE = "# Release notes COMPLETED\n\nShipped the {word} change.\n"
+OLD = NOW.timestamp() - 20 * 86400
+
+
+def _plan(folder: Path, name: str, word: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(DONE.format(word=word))
+    os.utime(path, (OLD, OLD))
+    return path
+
+
+def _settings(project: Path, file: str, value: str) -> None:
+    (project / ".claude").mkdir(parents=True, exist_ok=True)
+    (project / ".claude" / file).write_text(json.dumps({"plansDirectory": value}))
+
+
+def _worked_in(claude: Path, project: Path) -> None:
+    """A transcript of a session that started in project."""
+    session = Session(f"s-{project.name}", start=NOW, cwd=str(project)).user("hello")
+    session.save(claude, project=str(project).replace("/", "-"))
+
+
+def _git(project: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(project), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def machine(isolated_home: Path) -> dict[str, Path]:
+    return build_machine(isolated_home)
+
+
+def build_machine(isolated_home: Path) -> dict[str, Path]:
+    """~/.claude with a plan of its own, and four projects Claude Code worked in."""
+    claude = isolated_home / ".claude"
+    code = isolated_home / "code"
+    _plan(claude / "plans", "home-plan.md", "homeword")
+    alpha, beta, gamma, delta = (code / name for name in ("alpha", "beta", "gamma", "delta"))
+    _settings(alpha, "settings.json", "./docs/plans")
+    _plan(alpha / "docs" / "plans", "alpha-plan.md", "alphaword")
+    _settings(beta, "settings.local.json", "plans")
+    _plan(beta / "plans", "beta-plan.md", "betaword")
+    _settings(gamma, "settings.json", "../outside")
+    _plan(code / "outside", "gamma-plan.md", "gammaword")
+    _settings(delta, "settings.json", ".claude/plans")
+    _plan(delta / ".claude" / "plans", "delta-tracked.md", "deltaword")
+    _git(delta, "init", "-q")
+    _git(delta, "add", ".")
+    _git(delta, "commit", "-q", "-m", "plans")
+    _plan(delta / ".claude" / "plans", "delta-new.md", "newword")
+    for project in (alpha, gamma, delta):
+        _worked_in(claude, project)
+    # beta only in Claude Code's own list of projects
+    (isolated_home / ".claude.json").write_text(json.dumps({"projects": {str(beta): {}}}))
+    return {"claude": claude, "alpha": alpha, "beta": beta, "gamma": gamma, "delta": delta}
+
+
+def test_roots_lists_each_real_root_once_with_its_source(cli, machine) -> None:
+    result = cli("roots", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = result.json()
+    found = {root["plans_dir"]: root for root in document["roots"]}
+    alpha_plans = str(machine["alpha"] / "docs" / "plans")
+    beta_plans = str(machine["beta"] / "plans")
+    delta_plans = str(machine["delta"] / ".claude" / "plans")
+    assert set(found) == {str(machine["claude"] / "plans"), alpha_plans, beta_plans, delta_plans}
+    assert found[str(machine["claude"] / "plans")]["source"] == "default"
+    assert found[alpha_plans]["source"].startswith(
+        f"plansDirectory in {machine['alpha'] / '.claude' / 'settings.json'}"
+    )
+    assert "settings.local.json" in found[beta_plans]["source"]
+    assert ".claude.json" in found[beta_plans]["source"]
+    escaped = [p for p in document["passed_over"] if "outside the project" in p["reason"]]
+    assert [p["path"] for p in escaped] == [str(machine["gamma"].parent / "outside")]
+    # each project's archive is in the user's, never inside the project
+    for plans in (alpha_plans, beta_plans, delta_plans):
+        archive = Path(found[plans]["archive_dir"])
+        assert archive.parent == machine["claude"] / "plans-archive" / "projects"
+
+
+def test_scan_all_reports_every_plan_naming_its_root(cli, machine) -> None:
+    result = cli("scan", "--all", "--json", "--now", NOW_ISO)
+    assert result.exit_code == 0, result.stderr
+    plans = {plan["name"]: plan for plan in result.json()["plans"]}
+    assert set(plans) == {
+        "home-plan.md",
+        "alpha-plan.md",
+        "beta-plan.md",
+        "delta-tracked.md",
+        "delta-new.md",
+    }
+    assert plans["alpha-plan.md"]["root"] == str(machine["alpha"] / "docs" / "plans")
+    assert plans["delta-new.md"]["action"] == "archive"
+    tracked = plans["delta-tracked.md"]
+    assert (tracked["class"], tracked["action"]) == ("completed", "report")
+    assert "tracked by git" in tracked["reason"]
+
+
+def _files(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*.md")}
+
+
+def test_apply_all_archives_each_root_outside_the_projects_and_undo_puts_back(cli, machine) -> None:
+    before = {name: _files(machine[name]) for name in ("alpha", "beta", "delta")}
+    result = cli("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    archive = machine["claude"] / "plans-archive"
+    archived = {
+        p.name for p in archive.rglob("*.md") if p.name != "INDEX.md" and "versions" not in p.parts
+    }
+    assert archived == {"home-plan.md", "alpha-plan.md", "beta-plan.md", "delta-new.md"}
+    for name in ("alpha", "beta", "delta"):
+        project_archive = [p for p in archived if p.startswith(name)]
+        assert project_archive
+    assert next(archive.rglob("alpha-plan.md")).parent.parent.name.startswith("alpha-")
+    # nothing new in the git work tree, and the tracked plan stays
+    assert _git(machine["delta"], "status", "--porcelain", "--untracked-files=all") == ""
+    assert (machine["delta"] / ".claude" / "plans" / "delta-tracked.md").exists()
+    assert not (machine["alpha"] / "docs" / "plans-archive").exists()
+    assert (machine["gamma"].parent / "outside" / "gamma-plan.md").exists()
+
+    undone = cli("undo", "--all", "--yes")
+    assert undone.exit_code == 0, undone.stdout + undone.stderr
+    assert {name: _files(machine[name]) for name in before} == before
+    assert (machine["claude"] / "plans" / "home-plan.md").exists()
+
+
+def test_include_tracked_moves_the_tracked_plan_too(cli, machine) -> None:
+    delta_plans = machine["delta"] / ".claude" / "plans"
+    result = cli(
+        "apply",
+        "--plans-dir",
+        str(delta_plans),
+        "--rescan",
+        "--yes",
+        "--include-tracked",
+        "--now",
+        NOW_ISO,
+    )
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert not list(delta_plans.glob("*.md"))
+
+
+def test_one_root_that_fails_is_said_and_the_others_go_on(cli, machine) -> None:
+    roots = {r["plans_dir"]: r for r in cli("roots", "--json").json()["roots"]}
+    beta_archive = Path(roots[str(machine["beta"] / "plans")]["archive_dir"])
+    beta_archive.parent.mkdir(parents=True)
+    beta_archive.write_text("not a folder\n")  # the archive cannot be made there
+    result = cli("apply", "--all", "--rescan", "--yes", "--json", "--now", NOW_ISO)
+    assert result.exit_code == 1
+    document = {r["plans_dir"]: r for r in result.json()["roots"]}
+    beta = document[str(machine["beta"] / "plans")]
+    assert beta["error"] or beta["counts"]["failed"]
+    assert (machine["beta"] / "plans" / "beta-plan.md").exists()
+    alpha = document[str(machine["alpha"] / "docs" / "plans")]
+    assert alpha["counts"]["done"] == 1
+    assert not (machine["alpha"] / "docs" / "plans" / "alpha-plan.md").exists()
+
+
+def test_search_finds_a_plan_of_a_project_root_from_anywhere(cli, machine) -> None:
+    elsewhere = machine["claude"].parent / "work"  # the folder the test runs in: no project
+    assert Path.cwd() == elsewhere
+    result = cli("search", "alphaword", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = result.json()
+    assert [hit["path"] for hit in document["hits"]] == [
+        str(machine["alpha"] / "docs" / "plans" / "alpha-plan.md")
+    ]
+    assert len(document["roots"]) == 4
+    # a folder the person names is the only one searched
+    named = cli("search", "alphaword", "--json", "--plans-dir", str(machine["claude"] / "plans"))
+    assert named.json()["hits"] == []
+
+
+def test_schedule_install_writes_the_all_job(cli, machine, standins, real_crontab_kept) -> None:
+    crontab = shutil.which("crontab")
+    installed = cli("schedule", "install", "--scheduler", "cron")
+    assert installed.exit_code == 0, installed.stderr
+    table = subprocess.run(
+        [crontab or "crontab", "-l"], capture_output=True, text=True, check=True
+    ).stdout
+    line = next(line for line in table.splitlines() if "apply" in line)
+    words = shlex.split(line.split(" ", 5)[5])
+    assert words[words.index("apply") :][:4] == ["apply", "--rescan", "--yes", "--all"]
+    assert "--plans-dir" not in words
