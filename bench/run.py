@@ -589,6 +589,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="live and archived plans to search (0: none)",
     )
     parser.add_argument(
+        "--roots-size",
+        type=int,
+        default=20_000,
+        help="plans spread over 20 roots for scan --all (0: none)",
+    )
+    parser.add_argument(
         "--transcripts",
         type=float,
         default=1e9,
@@ -627,6 +633,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             from bench.search import search_figures  # it needs Bench and Figure from here
 
             figures += search_figures(bench, args.search_size, args.repeat)
+        if args.roots_size > 0:
+            from bench.roots import roots_figure  # it needs Bench and Figure from here
+
+            figures.append(roots_figure(bench, args.roots_size, args.repeat))
         transcripts = None
         if args.transcripts > 0:
             found, transcripts = transcript_figures(bench, int(args.transcripts), args.repeat)

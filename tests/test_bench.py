@@ -46,7 +46,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
     tiny = ["--sizes", "30,300", "--apply-size", "30", "--hook-size", "30", "--repeat", "1"]
-    tiny += ["--transcripts", "3e6", "--search-size", "30"]
+    tiny += ["--transcripts", "3e6", "--search-size", "30", "--roots-size", "300"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -86,6 +86,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "search index build, 30 live + 30 archived",
         "search after one plan changed, 30 live + 30 archived",
         "search query, warm index, 30 live + 30 archived, in one process",
+        "scan --all, 20 roots, 300 plans (repeat)",
         f"scan, {result['transcripts']['bytes'] / 1e6:.0f} MB of transcripts "
         f"({result['transcripts']['files']} sessions), first",
         "scan after 1 MB more, vs the first scan",

@@ -145,17 +145,17 @@ def build_server(settings: Settings) -> MCPServer:
     def search_plans(
         query: str, project: str | None = None, where: str = "all", limit: int = 10
     ) -> dict[str, Any]:
-        """Find Claude Code plans, live (~/.claude/plans) or archived by clarity, by their
-        words, best first; also earlier texts of a plan, and plans Claude Code deleted, that
-        clarity kept (where "kept", the reason saying which version). where: all, live,
-        archive or kept. Each hit: name, where it lives, class, project, date, title and
-        the line that matched."""
+        """Find Claude Code plans, live (~/.claude/plans and every project's plansDirectory)
+        or archived by clarity, by their words, best first; also earlier texts of a plan,
+        and plans Claude Code deleted, that clarity kept (where "kept", the reason saying
+        which version). where: all, live, archive or kept. Each hit: name, where it
+        lives, class, project, date, title and the line that matched."""
         from clarity.render.search_report import hits_document
-        from clarity.search import run_search
+        from clarity.workflows.searching import search_plans as search
 
         if where not in _WHERE:
             raise ValueError("where must be all, live, archive or kept")
-        found = run_search(
+        found = search(
             settings,
             query,
             place=_WHERE[where],

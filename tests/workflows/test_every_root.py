@@ -149,6 +149,12 @@ def test_apply_all_archives_each_root_outside_the_projects_and_undo_puts_back(cl
     assert not (machine["alpha"] / "docs" / "plans-archive").exists()
     assert (machine["gamma"].parent / "outside" / "gamma-plan.md").exists()
 
+    listed = cli("archived", "--all", "--json")
+    assert listed.exit_code == 0, listed.stderr
+    shelves = {r["plans_dir"]: r for r in listed.json()["roots"]}
+    alpha_shelf = shelves[str(machine["alpha"] / "docs" / "plans")]
+    assert [plan["name"] for plan in alpha_shelf["plans"]] == ["alpha-plan.md"]
+
     undone = cli("undo", "--all", "--yes")
     assert undone.exit_code == 0, undone.stdout + undone.stderr
     assert {name: _files(machine[name]) for name in before} == before

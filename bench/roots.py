@@ -1,0 +1,78 @@
+"""The figure for `scan --all` (SPEC 2, issue 33): 20 roots holding 20,000 plans in all,
+found as clarity finds them (20 projects with a plansDirectory, named by the cwd of a
+transcript each), against a scan of the same plans in one folder. Both are repeat
+scans (what a weekly run or a second look pays): within 1.2x."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+from bench.corpus import NOW
+from bench.run import Bench, Figure, clarity_command, settle, take_turns
+
+ROOTS = 20
+
+
+def _projects(bench: Bench, source: Path) -> Path:
+    """ROOTS projects under the bench's home, each with a plansDirectory holding its share
+    of source's plans (hard links: the same bytes and mtimes), each group in one root,
+    and a transcript that started in it. Made once."""
+    code = bench.work / f"projects-{source.name}"
+    if (code / "done").exists():
+        return code
+    shutil.rmtree(code, ignore_errors=True)
+    for entry in os.scandir(source):
+        group = entry.name.split("-agent-")[0]
+        number = int(hashlib.sha256(group.encode()).hexdigest()[:8], 16) % ROOTS
+        plans = code / f"project-{number:02d}" / "plans"
+        plans.mkdir(parents=True, exist_ok=True)
+        os.link(entry.path, plans / entry.name)
+    for number in range(ROOTS):
+        project = code / f"project-{number:02d}"
+        (project / ".claude").mkdir(parents=True, exist_ok=True)
+        (project / ".claude" / "settings.json").write_text('{"plansDirectory": "plans"}\n')
+    (code / "done").write_text("")
+    settle()
+    return code
+
+
+def _transcripts(bench: Bench, code: Path) -> None:
+    """One short transcript per project in the bench's Claude config dir (a fresh home)."""
+    projects = bench.work / "home" / ".claude" / "projects"
+    for number in range(ROOTS):
+        project = code / f"project-{number:02d}"
+        folder = projects / str(project).replace("/", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        record = {
+            "type": "user",
+            "cwd": str(project),
+            "sessionId": f"s{number}",
+            "timestamp": NOW.isoformat(),
+            "message": {"role": "user", "content": "hi"},
+        }
+        (folder / f"s{number}.jsonl").write_text(json.dumps(record) + "\n")
+
+
+def roots_figure(bench: Bench, size: int, repeat: int) -> Figure:
+    source, _ = bench.corpus(size)
+    code = _projects(bench, source)
+    bench.fresh_home()
+    _transcripts(bench, code)
+    every = clarity_command("scan", "--all", "--json", "--now", NOW.isoformat())
+    one = clarity_command("scan", "--json", "--plans-dir", source, "--now", NOW.isoformat())
+    found = json.loads(bench.capture(clarity_command("roots", "--json"))[0])["roots"]
+    if len(found) != ROOTS:
+        raise SystemExit(f"bench: clarity roots found {len(found)} roots, not {ROOTS}")
+    clarity_s, baseline_s = take_turns(repeat, lambda: bench.run(every), lambda: bench.run(one))
+    bench.check_cached("the repeat scan --all")
+    return Figure(
+        f"scan --all, {ROOTS} roots, {size:,} plans (repeat)",
+        clarity_s,
+        baseline_s,
+        1.2,
+        note=f"baseline: a repeat scan of the same {size:,} plans in one folder",
+    )
