@@ -176,6 +176,11 @@ class Verdict(NamedTuple):
     held: bool = False  # git tracks its group: reported, never moved (SPEC 2)
 
     @property
+    def kept_by_git(self) -> bool:
+        """Whether apply would move it but for git tracking it."""
+        return self.held and ACTION_FOR[self.plan_class] in MOVING_ACTIONS
+
+    @property
     def action(self) -> Action:
         action = ACTION_FOR[self.plan_class]
         return Action.REPORT if self.held and action in MOVING_ACTIONS else action

@@ -397,3 +397,9 @@ def test_config_at_60_columns_breaks_paths_at_slashes_and_says_how_to_set_a_valu
         assert all(line.startswith("/") for line in lines)  # each line ends at a name's end
     config_file = isolated_home / ".config" / "clarity" / "config.toml"
     assert f"Set a value in {config_file}" in " ".join(shown.stdout.split())
+
+
+def test_a_leading_tilde_in_plans_directory_is_a_folder_named_tilde(tmp_path: Path) -> None:
+    # as Claude Code joins it to the project root without expanding it (issue 33)
+    root = project(tmp_path / "proj", "settings.json", "~/plans")
+    assert settings(cwd=root).plans_dir == (root / "~" / "plans").resolve()

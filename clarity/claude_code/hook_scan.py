@@ -78,15 +78,15 @@ def summarize(
     }
     paths = watched(cwd, str(settings.claude_dir), str(settings.config_path))
     entry["watch"] = [[path, stamp(path)] for path in paths]
-    if entry["listing"] is None:
-        return entry  # no plans directory: nothing to say until there is one
-    moment = datetime.fromtimestamp(now).astimezone()
-    # First what Claude Code is about to delete: its text, kept, before anything is said.
-    stop_at = time.monotonic() + 1.0 if stop_at is None else stop_at
     default = users_default(settings, Path(cwd))
     if default is not None:
         entry["also"] = [[str(default.plans_dir), listing(str(default.plans_dir))]]
-    for chosen in (settings, *([] if default is None else [default])):
+    chosen_dirs = [] if entry["listing"] is None else [settings]  # none: nothing to say of it
+    chosen_dirs += [] if default is None else [default]
+    moment = datetime.fromtimestamp(now).astimezone()
+    # First what Claude Code is about to delete: its text, kept, before anything is said.
+    stop_at = time.monotonic() + 1.0 if stop_at is None else stop_at
+    for chosen in chosen_dirs:
         found = _found(chosen, moment, stop_at)
         entry["done"] += found["done"]
         entry["deadlines"] += found["deadlines"]

@@ -155,13 +155,12 @@ def build_server(settings: Settings) -> MCPServer:
 
         if where not in _WHERE:
             raise ValueError("where must be all, live, archive or kept")
-        found = search(
-            settings,
-            query,
-            place=_WHERE[where],
-            project=_project(project),
-            limit=_limit(limit, 100),
+        from clarity.search import SearchRequest
+
+        request = SearchRequest(
+            query, place=_WHERE[where], project=_project(project), limit=_limit(limit, 100)
         )
+        found = search(settings, request)
         document = hits_document(found)
         for hit in document["hits"]:
             del hit["score"]

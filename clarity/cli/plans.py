@@ -391,9 +391,10 @@ def archive(
     yes: YesOption = False,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
+    include_tracked: IncludeTrackedOption = False,
 ) -> int:
     """Archive the plans you name, with their sub-plans: any plan but one a live session uses."""
-    settings = settings_from(locals())
+    settings = settings_from(locals())._replace(include_tracked=include_tracked)
     chosen_format = choose_format(json_output, output_format)
     from clarity.cli.clock import parse_now
     from clarity.render.run_report import preview_lines

@@ -77,15 +77,16 @@ def search(
 
     query = " ".join(words)
     where = None if project is None else str(given_path(project, "--project").absolute())
-    found = search_plans(
-        settings,
+    from clarity.search import SearchRequest
+
+    request = SearchRequest(
         query,
-        note=note,
         project=where,
         plan_class=None if plan_class is None else plan_class.value,
         since=_since(since),
         limit=limit,
     )
+    found = search_plans(settings, request, note)
     from clarity.render import search_report
 
     if chosen_format is Format.JSON:

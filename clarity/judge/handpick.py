@@ -50,6 +50,11 @@ def _check(value: str, name: str, verdict: Verdict | None, report: ScanReport) -
             f"{name} is a sub-plan of {verdict.parent}; archive {verdict.parent} "
             "and its sub-plans go with it"
         )
+    if verdict.held:
+        raise ClarityError(
+            f"{name} (or a sub-plan of it) is tracked by git, which keeps its history, so "
+            "clarity leaves it in place; add --include-tracked to archive it anyway"
+        )
     return verdict
 
 

@@ -196,8 +196,10 @@ def hold_tracked(verdicts: tuple[Verdict, ...], tracked: Tracked) -> tuple[Verdi
     if not held:
         return verdicts
     return tuple(
-        v._replace(held=True, reason=f"{v.reason}; {HELD}")
-        if (v.parent or v.name) in held and v.action in MOVING_ACTIONS
+        v._replace(
+            held=True, reason=f"{v.reason}; {HELD}" if v.action in MOVING_ACTIONS else v.reason
+        )
+        if (v.parent or v.name) in held
         else v
         for v in verdicts
     )

@@ -53,7 +53,7 @@ def summary_line(report: ScanReport) -> str:
             PlanClass.DORMANT,
         )
     ]
-    held = sum(verdict.held for verdict in report.verdicts)
+    held = sum(verdict.kept_by_git for verdict in report.verdicts)
     tracked = f"; {held} tracked by git, left in place" if held else ""
     return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts) + tracked
 

@@ -42,16 +42,19 @@ class Found:
     roots: tuple[str, ...] = ()  # the plans folders searched, when there were several
 
 
-def run_search(
-    settings: Settings,
-    query: str,
-    *,
-    place: str | None = None,
-    project: str | None = None,
-    plan_class: str | None = None,
-    since: datetime | None = None,
-    limit: int | None = 20,
-) -> Found:
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """What a person asked: the words, and what narrows them (None: everything)."""
+
+    query: str
+    place: str | None = None  # live, archive or kept
+    project: str | None = None
+    plan_class: str | None = None
+    since: datetime | None = None
+    limit: int | None = 20
+
+
+def run_search(settings: Settings, request: SearchRequest) -> Found:
     import sqlite3
 
     from filelock import Timeout
@@ -60,6 +63,7 @@ def run_search(
     from clarity.search.index import SearchIndex
     from clarity.search.query import QueryError, terms
 
+    query, limit = request.query, request.limit
     try:
         words = terms(query)
     except QueryError as error:
@@ -76,10 +80,10 @@ def run_search(
                     words,
                     settings.plans_dir,
                     settings.archive_dir,
-                    place=place,
-                    project=project,
-                    plan_class=plan_class,
-                    since=None if since is None else since.timestamp(),
+                    place=request.place,
+                    project=request.project,
+                    plan_class=request.plan_class,
+                    since=None if request.since is None else request.since.timestamp(),
                     limit=limit,
                 )
                 counts = index.count()

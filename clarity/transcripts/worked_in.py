@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 HEAD_BYTES = 256 * 1024  # a transcript's first records are well within this
+PIECE_BYTES = 16 * 1024
 CLAUDE_JSON_LIMIT = 64 << 20  # Claude Code's own file grows with history; far past it
 
 
@@ -80,7 +81,8 @@ def _newest_first(folder: Path, most: int = 3) -> list[Path]:
 
 
 def _first_cwd(transcript: Path) -> str | None:
-    """The `cwd` of the transcript's first record that has one, from its head only."""
+    """The `cwd` of the transcript's first record that has one, from its head only (read a
+    piece at a time: the first record usually has it)."""
     try:
         fd = os.open(transcript, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -88,19 +90,33 @@ def _first_cwd(transcript: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        head = os.read(fd, HEAD_BYTES)
+        rest, read = b"", 0
+        while read < HEAD_BYTES:
+            piece = os.read(fd, PIECE_BYTES)
+            read += len(piece)
+            lines = (rest + piece).split(b"\n")
+            rest = lines.pop() if piece else b""  # a line the next piece goes on with
+            for line in lines:
+                found = _cwd_of(line)
+                if found is not None:
+                    return found
+            if not piece:
+                return None
+        return None
     except OSError:
         return None
     finally:
         os.close(fd)
-    for line in head.split(b"\n"):
-        if b'"cwd"' not in line:
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # a line cut at the head's end, or not JSON
-        cwd = record.get("cwd") if isinstance(record, dict) else None
-        if isinstance(cwd, str) and Path(cwd).is_absolute() and "\0" not in cwd:
-            return cwd
+
+
+def _cwd_of(line: bytes) -> str | None:
+    if b'"cwd"' not in line:
+        return None
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None  # not JSON (or nested past what the parser goes)
+    cwd = record.get("cwd") if isinstance(record, dict) else None
+    if isinstance(cwd, str) and Path(cwd).is_absolute() and "\0" not in cwd:
+        return cwd
     return None

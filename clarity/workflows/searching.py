@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.search import Found
+    from clarity.search import Found, SearchRequest
 
 
 def one_root_named(settings: Settings) -> bool:
@@ -22,15 +21,7 @@ def one_root_named(settings: Settings) -> bool:
 
 
 def search_plans(
-    settings: Settings,
-    query: str,
-    *,
-    note: Callable[[str], None] = lambda line: None,
-    place: str | None = None,
-    project: str | None = None,
-    plan_class: str | None = None,
-    since: datetime | None = None,
-    limit: int | None = 20,
+    settings: Settings, request: SearchRequest, note: Callable[[str], None] = lambda line: None
 ) -> Found:
     """Ranked hits over the live plans, archives and kept texts of every root (of the one
     named), best first. A root whose index cannot be used is a note; the rest answer."""
@@ -38,15 +29,7 @@ def search_plans(
     from clarity.workflows.roots import find_roots, for_each_root
 
     def search_one(chosen: Settings) -> Found:
-        return run_search(
-            chosen,
-            query,
-            place=place,
-            project=project,
-            plan_class=plan_class,
-            since=since,
-            limit=limit,
-        )
+        return run_search(chosen, request)
 
     roots = None if one_root_named(settings) else find_roots(settings)
     if roots is None or len(roots.roots) < 2:
@@ -63,8 +46,9 @@ def search_plans(
         if outcome.result is None:
             note(f"{outcome.root.plans_dir} was not searched: {outcome.error}")
     hits = sorted((hit for one in found for hit in one.hits), key=lambda hit: hit.score)
+    limit = request.limit
     return Found(
-        query,
+        request.query,
         tuple(hits[:limit] if limit is not None else hits),
         sum(one.live for one in found),
         sum(one.archived for one in found),

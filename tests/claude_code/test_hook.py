@@ -462,3 +462,18 @@ def test_a_project_with_its_own_plans_hears_of_them_and_of_the_users_own_only(
         "clarity: 3 plans done; Claude Code will delete 1 plan in 2 days (clarity kept its "
         "text): /clarity to review them"
     )
+
+
+def test_a_project_whose_plans_folder_is_not_made_yet_still_hears_of_the_users_own(
+    isolated_home: Path, claude_dir: Path
+):
+    now = datetime.now(UTC)
+    make_files(claude_dir / "plans", {"nearly-gone.md": Plan(OPEN, 27.5)}, now)
+    fresh = isolated_home / "fresh"
+    (fresh / ".claude").mkdir(parents=True)
+    (fresh / ".claude" / "settings.json").write_text('{"plansDirectory": "plans"}')
+
+    assert said(run_hook(fresh)) == (
+        "clarity: Claude Code will delete 1 plan in 2 days (clarity kept its text): "
+        "/clarity to review them"
+    )

@@ -219,3 +219,44 @@ def test_schedule_install_writes_the_all_job(cli, machine, standins, real_cronta
     words = shlex.split(line.split(" ", 5)[5])
     assert words[words.index("apply") :][:4] == ["apply", "--rescan", "--yes", "--all"]
     assert "--plans-dir" not in words
+
+
+def test_a_gone_project_is_passed_over_and_a_folder_two_ways_found_is_one_root(
+    cli, machine
+) -> None:
+    gone = machine["alpha"].parent / "removed"
+    _worked_in(machine["claude"], gone)  # its transcript outlives it
+    _worked_in(machine["claude"], machine["alpha"] / "docs")  # a session started below alpha
+    document = cli("roots", "--json").json()
+    alpha_plans = str(machine["alpha"] / "docs" / "plans")
+    assert [r["plans_dir"] for r in document["roots"]].count(alpha_plans) == 1
+    assert any(p["path"] == str(gone) and "gone" in p["reason"] for p in document["passed_over"])
+
+
+def test_a_project_roots_archive_is_the_same_from_inside_it_or_named(
+    cli, machine, monkeypatch
+) -> None:
+    applied = cli("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
+    assert applied.exit_code == 0, applied.stderr
+    alpha_plans = machine["alpha"] / "docs" / "plans"
+    named = cli("show", "alpha-plan", "--plans-dir", str(alpha_plans))
+    assert named.exit_code == 0, named.stderr
+    assert "alphaword" in named.stdout
+    monkeypatch.chdir(machine["alpha"])  # where Claude Code works: its plansDirectory, its archive
+    history = cli("history", "alpha-plan", "--json")
+    assert history.exit_code == 0, history.stderr
+    restored = cli("restore", "alpha-plan", "--yes")
+    assert restored.exit_code == 0, restored.stdout + restored.stderr
+    assert "alphaword" in (alpha_plans / "alpha-plan.md").read_text()
+
+
+def test_archive_by_name_leaves_a_tracked_plan_unless_told(cli, machine) -> None:
+    delta_plans = machine["delta"] / ".claude" / "plans"
+    where = ("--plans-dir", str(delta_plans), "--yes", "--now", NOW_ISO)
+    refused = cli("archive", "delta-tracked", *where)
+    assert refused.exit_code == 2
+    assert "tracked by git" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    assert (delta_plans / "delta-tracked.md").exists()
+    moved = cli("archive", "delta-tracked", *where, "--include-tracked")
+    assert moved.exit_code == 0, moved.stderr
+    assert not (delta_plans / "delta-tracked.md").exists()
