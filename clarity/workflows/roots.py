@@ -127,6 +127,19 @@ def _add_project(
             )
         )
         return
+    from clarity.judge.scan import project_signs
+
+    signs = project_signs(setting.path) if setting.path.is_dir() else []
+    if signs:  # "." say: its README and notes are no plans, and --all was not told of it
+        passed.append(
+            PassedOver(
+                setting.path,
+                f'plansDirectory "{setting.value}" in {setting.settings_file} is a folder '
+                f"that holds {' and '.join(signs[:3])}, a project's own files, not plans; name "
+                "it with --plans-dir to act there",
+            )
+        )
+        return
     _add(
         found,
         passed,

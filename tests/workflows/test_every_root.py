@@ -260,3 +260,13 @@ def test_archive_by_name_leaves_a_tracked_plan_unless_told(cli, machine) -> None
     moved = cli("archive", "delta-tracked", *where, "--include-tracked")
     assert moved.exit_code == 0, moved.stderr
     assert not (delta_plans / "delta-tracked.md").exists()
+
+
+def test_a_plans_directory_that_is_the_project_itself_is_passed_over(cli, machine) -> None:
+    # plansDirectory "." would make the project's README and CLAUDE.md "plans"
+    _settings(machine["alpha"], "settings.local.json", ".")
+    (machine["alpha"] / "README.md").write_text("# Alpha COMPLETED\n")
+    _git(machine["alpha"], "init", "-q")
+    document = cli("roots", "--json").json()
+    assert str(machine["alpha"]) not in [r["plans_dir"] for r in document["roots"]]
+    assert any(p["path"] == str(machine["alpha"]) for p in document["passed_over"])
