@@ -19,6 +19,7 @@ from clarity.judge.scan import scan
 from clarity.model import PlanClass, ScanReport, Verdict
 from clarity.plans.facts_cache import FactsCache
 from clarity.state import DirState
+from clarity.workflows.scanning import put_back_lately
 
 
 def cleanup_left(report: ScanReport, verdict: Verdict) -> float | None:
@@ -127,7 +128,8 @@ def _found(settings: Settings, moment: datetime, stop_at: float) -> dict[str, An
     kept, keep_left = keep_near_cleanup(settings, state, moment, stop_at)
     cache = FactsCache.load(state.facts_cache_file)
     # go_on: a hook cut short by its deadline goes on next time where it stopped.
-    report = scan(settings, moment, cache=cache, go_on=True)
+    restored = put_back_lately(settings, moment)
+    report = scan(settings, moment, cache=cache, go_on=True, restored=restored)
     cache.save(state.facts_cache_file)
     plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
     lefts = ((v.name, cleanup_left(report, v)) for v in plans)

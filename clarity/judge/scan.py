@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 
 from clarity.archive.layout import check_layout
 from clarity.config import Settings
 from clarity.errors import ClarityError, NoPlansYet
-from clarity.executor.history import restored_plans
 from clarity.hints import clarity_command, dir_options
 from clarity.judge.classifier import Evidence, Rules, classify
 from clarity.judge.proposal import Proposal, build_proposal
@@ -186,6 +186,8 @@ def in_project(report: ScanReport, project: Path) -> ScanReport:
     return report._replace(verdicts=kept)
 
 
+NOTHING_RESTORED: Mapping[str, float] = MappingProxyType({})
+
 HELD = "tracked by git, so left in place (apply --include-tracked moves it)"
 
 
@@ -225,6 +227,7 @@ def scan(
     project: Path | None = None,
     *,
     go_on: bool = False,
+    restored: Mapping[str, float] = NOTHING_RESTORED,
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
@@ -235,6 +238,8 @@ def scan(
     them (agent_archives). project: report only that project's plans. go_on:
     the transcripts are read from where a scan cut short stopped, those before it
     taken as they were (the SessionStart hook's way, to get further each time).
+    restored: plans a person put back from the archive lately, and when (the workflow
+    reads them from past runs' journals: the judge reads no journal).
     """
     check_plans_dir(settings)
     try:
@@ -252,14 +257,6 @@ def scan(
         agent_min_confidence=settings.agent.min_confidence,
     )
     current_names = current_plan_names(current, settings.plans_dir) | sessions.current
-    # Plans put back from the archive lately (their restores are in the state folder's runs).
-    restored = (
-        restored_plans(
-            DirState.for_plans_dir(settings.plans_dir), now, settings.thresholds.dormant_days
-        )
-        if listing.plans
-        else {}
-    )
     evidence = Evidence(sessions=sessions.evidence, restored=restored, presented=sessions.presented)
 
     plans = _hashed_where_compared(listing.plans, sessions)
@@ -305,6 +302,7 @@ def scan_and_propose(
     state: DirState,
     review: Review | None = None,
     project: Path | None = None,
+    restored: Mapping[str, float] = NOTHING_RESTORED,
 ) -> tuple[ScanReport, Proposal]:
     """Scan with what the last scan of this directory read, and propose its moves.
 
@@ -312,7 +310,9 @@ def scan_and_propose(
     proposal is the caller's to record.
     """
     cache = FactsCache.load(state.facts_cache_file)
-    report = scan(settings, now, current, session, progress, cache, review, project)
+    report = scan(
+        settings, now, current, session, progress, cache, review, project, restored=restored
+    )
     proposal = build_proposal(report, progress)
     cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)
     cache.save(state.facts_cache_file)

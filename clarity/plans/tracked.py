@@ -50,10 +50,12 @@ def tracked_plans(plans_dir: Path) -> Tracked:
             capture_output=True,
             timeout=GIT_SECONDS,
             check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},  # messages in English
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         return Tracked(unknown=f"git ls-files failed ({error})")
+    if done.returncode != 0 and b"not a git repository" in done.stderr:
+        return NOT_IN_GIT  # a `.git` git does not take for one: nothing it tracks
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = message[0] if message else f"exit {done.returncode}"

@@ -241,7 +241,14 @@ def _apply_locked(
 
             review = dormant_reviewer(advisor, settings.agent.plan_bytes)
         scanned, proposal = scan_and_propose(
-            settings, now, current, session, progress, state, review
+            settings,
+            now,
+            current,
+            session,
+            progress,
+            state,
+            review,
+            restored=restored_plans(state, now, settings.thresholds.dormant_days),
         )
         save_proposal(state, proposal)
         from clarity.search import remember_scan  # every scan's verdicts (issue 36, item 5)
@@ -317,7 +324,9 @@ def run_archive(
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes, _ = settle_before_run(state)
-        proposal = archive_proposal(scan(settings, now, current, session), names)
+        restored = restored_plans(state, now, settings.thresholds.dormant_days)
+        scanned = scan(settings, now, current, session, restored=restored)
+        proposal = archive_proposal(scanned, names)
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
             return nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")

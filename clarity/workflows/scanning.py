@@ -9,7 +9,7 @@ returns is a ScanReport for a renderer, and what it has to say on the way
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,7 +67,15 @@ def run_scan(
         advisor = make_advisor(settings.agent, os.environ)
         review = dormant_reviewer(advisor, settings.agent.plan_bytes)
     report, proposal = scan_and_propose(
-        settings, now, current, session, progress, state, review, project
+        settings,
+        now,
+        current,
+        session,
+        progress,
+        state,
+        review,
+        project,
+        restored=put_back_lately(settings, now),
     )
     if project is None:  # a project's report leaves the other plans out: not their verdicts
         from clarity.search import remember_scan
@@ -82,3 +90,12 @@ def run_scan(
         note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
         return report
     return report._replace(proposal=proposal.id)
+
+
+def put_back_lately(settings: Settings, now: datetime) -> Mapping[str, float]:
+    """The plans a person put back from the archive within dormant_days of now, and when:
+    active a while (SPEC 4.5 rule 1), as the runs' journals in the state folder say."""
+    from clarity.executor.history import restored_plans
+
+    state = DirState.for_plans_dir(settings.plans_dir)
+    return restored_plans(state, now, settings.thresholds.dormant_days)
