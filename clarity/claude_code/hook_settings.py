@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clarity.claude_code.executable import unsafe_character
 from clarity.errors import ClarityError
+from clarity.executable import unsafe_character
 from clarity.managed import Outcome, write_text
 from clarity.settings_files import dump_json, indent_of, parse_json, read_settings_text
 

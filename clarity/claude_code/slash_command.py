@@ -25,8 +25,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarity.claude_code.executable import unsafe_character
 from clarity.errors import ClarityError
+from clarity.executable import unsafe_character
 from clarity.managed import Change, CommentStyle, Outcome, install, is_untouched, remove
 from clarity.printable import printable
 from clarity.settings_files import read_settings_text

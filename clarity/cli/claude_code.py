@@ -99,9 +99,9 @@ def install_command(
 ) -> None:
     """Install the /clarity skill for Claude Code (--hook: and its hooks: the session-start
     line and the approval ledger)."""
-    from clarity.claude_code.executable import shell_command
     from clarity.claude_code.hook_settings import add_hook, check_settings, hook_command
     from clarity.claude_code.slash_command import install_skill
+    from clarity.executable import shell_command
 
     base = _base(project)
     settings_file = _settings_file(base, project)

@@ -7,14 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from clarity.claude_code.schedule import HOUR, MINUTE, Mode, SchedulerName
 from clarity.cli.app import App, Group, app, help_when_bare
 from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
 from clarity.errors import ClarityError
 from clarity.render.output import say
+from clarity.schedule.choose import SchedulerName
+from clarity.schedule.when import HOUR, MINUTE, Mode
 
 if TYPE_CHECKING:
-    from clarity.claude_code.schedule import Scheduler
+    from clarity.schedule.choose import Scheduler
 
 schedule_app = App(
     help="Run clarity weekly: install, show or remove the schedule.",
@@ -49,13 +50,13 @@ def install(
 ) -> None:
     """Install a weekly run of clarity (Mondays at 10:00)."""
     settings = settings_from(locals())
-    from clarity.claude_code.executable import clarity_argv
-    from clarity.claude_code.schedule import every_scheduler
-    from clarity.claude_code.schedule import scheduler as choose
-    from clarity.claude_code.schedule.job import make_job, report_file
-    from clarity.claude_code.schedule.rollback import make_dirs, remove_dirs
+    from clarity.executable import clarity_argv
     from clarity.judge.scan import check_plans_dir
     from clarity.locations import state_dir
+    from clarity.schedule.choose import every_scheduler
+    from clarity.schedule.choose import scheduler as choose
+    from clarity.schedule.job import make_job, report_file
+    from clarity.schedule.rollback import make_dirs, remove_dirs
 
     check_plans_dir(settings)
     state = state_dir()
@@ -102,9 +103,9 @@ def _status(scheduler: Scheduler) -> str:
 @schedule_app.command("show")
 def show() -> None:
     """Print what clarity has installed with each scheduler, and whether it runs it."""
-    from clarity.claude_code.schedule import every_scheduler
-    from clarity.claude_code.schedule.job import log_file, report_file
     from clarity.locations import state_dir
+    from clarity.schedule.choose import every_scheduler
+    from clarity.schedule.job import log_file, report_file
 
     found = [(s, text) for s in every_scheduler() if (text := _installed(s)) is not None]
     if not found:
@@ -124,8 +125,8 @@ def show() -> None:
 @schedule_app.command("remove")
 def remove(scheduler: SchedulerOption = SchedulerName.AUTO) -> None:
     """Take the weekly run out again (auto: from every scheduler that has it)."""
-    from clarity.claude_code.schedule import every_scheduler
-    from clarity.claude_code.schedule import scheduler as choose
+    from clarity.schedule.choose import every_scheduler
+    from clarity.schedule.choose import scheduler as choose
 
     chosen = every_scheduler() if scheduler is SchedulerName.AUTO else [choose(scheduler)]
     removed = [s.name for s in chosen if s.remove().value == "removed"]

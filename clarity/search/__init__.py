@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
+from clarity.search.where import INDEX_NAME, index_file
 from clarity.state import DirState
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from clarity.search.index import Hit
 
 PLACES = ("live", "archive")
-INDEX_NAME = "search.sqlite"  # in the plans dir's state folder
 ARCHIVED_WAIT = 2.0  # seconds `archived QUERY` waits on the index before reading the files
 
 
@@ -140,7 +140,7 @@ def archived_text_matches(settings: Settings) -> Callable[[str], set[str] | None
 def remember_scan(state: DirState, report: ScanReport) -> None:
     """A scan's classes and projects, kept in the search index if there is one (a person
     who never searched pays nothing). Never fails the scan: the index is a cache."""
-    if not (state.root / INDEX_NAME).exists():
+    if not index_file(state).exists():
         return
     import sqlite3
 

@@ -36,7 +36,6 @@ from typing import Any, NamedTuple
 
 from clarity.archive.layout import INDEX_JSONL, read_index_lines
 from clarity.archive.versions import VERSIONS, versions_stamp
-from clarity.search import INDEX_NAME
 from clarity.search.documents import (
     ARCHIVE,
     KEPT,
@@ -52,6 +51,7 @@ from clarity.search.documents import (
     unstored,
 )
 from clarity.search.query import LIKE_ESCAPE, Terms
+from clarity.search.where import index_file
 from clarity.state import DirState
 
 SCHEMA = 4  # 4: stamps carry the ctime
@@ -79,10 +79,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text
     USING fts5(name, title, body, tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-def index_file(state: DirState) -> Path:
-    return state.root / INDEX_NAME
 
 
 @dataclass(frozen=True, slots=True)

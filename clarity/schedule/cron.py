@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import shlex
 
-from clarity.claude_code.schedule import HOUR, MINUTE, WEEKDAY
-from clarity.claude_code.schedule.job import Job
-from clarity.claude_code.schedule.tool import Tool
 from clarity.errors import ClarityError
 from clarity.managed import Outcome
+from clarity.schedule.job import Job
+from clarity.schedule.tool import Tool
+from clarity.schedule.when import HOUR, MINUTE, WEEKDAY
 
 # Vixie/ISC cron (Debian, Ubuntu, macOS, the BSDs) reads at most this many bytes of a
 # command and silently drops the rest: a cut line could run without its last options.

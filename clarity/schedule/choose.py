@@ -1,9 +1,4 @@
-"""`clarity schedule`: a weekly run through cron, a systemd user timer or launchd (SPEC 9).
-Imports the shared pieces and claude_code/executable.py (how other programs run clarity).
-
-Each scheduler writes something a person can read and `remove` takes out
-again: a marked crontab block, two named units, or one named plist.
-"""
+"""The schedulers (cron, a systemd user timer, launchd), and which one a machine uses."""
 
 from __future__ import annotations
 
@@ -14,15 +9,8 @@ from typing import TYPE_CHECKING, Protocol
 from clarity.errors import ClarityError
 
 if TYPE_CHECKING:  # kept light: the CLI imports this module at every start
-    from clarity.claude_code.schedule.job import Job
     from clarity.managed import Outcome
-
-WEEKDAY, HOUR, MINUTE = 1, 10, 0  # Mondays at 10:00 local time (cron's weekday numbering)
-
-
-class Mode(StrEnum):
-    APPLY = "apply"  # apply --rescan --yes: archive and trash as the rules say
-    REPORT = "report"  # only a scan, its markdown report saved in the state dir
+    from clarity.schedule.job import Job
 
 
 class SchedulerName(StrEnum):
@@ -49,9 +37,9 @@ class Scheduler(Protocol):
 
 
 def scheduler(name: SchedulerName) -> Scheduler:
-    from clarity.claude_code.schedule.cron import Cron
-    from clarity.claude_code.schedule.launchd import Launchd
-    from clarity.claude_code.schedule.systemd import Systemd, user_manager_running
+    from clarity.schedule.cron import Cron
+    from clarity.schedule.launchd import Launchd
+    from clarity.schedule.systemd import Systemd, user_manager_running
 
     if name is SchedulerName.CRON:
         return Cron()
@@ -63,7 +51,7 @@ def scheduler(name: SchedulerName) -> Scheduler:
         return Launchd()
     if user_manager_running():
         return Systemd()
-    from clarity.claude_code.schedule.cron import CRONTAB
+    from clarity.schedule.cron import CRONTAB
 
     if CRONTAB.installed():
         return Cron()
@@ -74,8 +62,8 @@ def scheduler(name: SchedulerName) -> Scheduler:
 
 
 def every_scheduler() -> list[Scheduler]:
-    from clarity.claude_code.schedule.cron import Cron
-    from clarity.claude_code.schedule.launchd import Launchd
-    from clarity.claude_code.schedule.systemd import Systemd
+    from clarity.schedule.cron import Cron
+    from clarity.schedule.launchd import Launchd
+    from clarity.schedule.systemd import Systemd
 
     return [Cron(), Systemd(), Launchd()]

@@ -7,12 +7,12 @@ import re
 import subprocess
 from pathlib import Path
 
-from clarity.claude_code.schedule import HOUR, MINUTE, WEEKDAY
-from clarity.claude_code.schedule.job import Job
-from clarity.claude_code.schedule.rollback import undone_on_refusal
-from clarity.claude_code.schedule.tool import Tool
 from clarity.errors import ClarityError
 from clarity.managed import CommentStyle, Outcome, install, remove
+from clarity.schedule.job import Job
+from clarity.schedule.rollback import undone_on_refusal
+from clarity.schedule.tool import Tool
+from clarity.schedule.when import HOUR, MINUTE, WEEKDAY
 
 UNIT = "clarity-plans"
 _DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")
