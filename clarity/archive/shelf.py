@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity.archive.kept import KeptPlan, kept_gone
-from clarity.archive.layout import NotOurs, archived_path, read_index_lines
+from clarity.archive.layout import INDEX_JSONL, NotOurs, archived_path, read_index_lines
 from clarity.errors import ClarityError
 
 TEXT_BYTES = 256 * 1024  # of each plan a query reads, at most
@@ -82,8 +83,48 @@ class Shelf:
     kept: tuple[KeptPlan, ...] = ()  # deleted by Claude Code, their text kept (matched or not)
 
 
+# A long-lived reader (the MCP server) asks again and again: the index as last read, kept
+# while index.jsonl's stamp is the same (any change, even in place, changes ctime).
+_READ: dict[Path, tuple[tuple[int, ...], list[ArchivedPlan], list[str], list[Found]]] = {}
+
+
+def _stamp(archive_dir: Path) -> tuple[int, ...] | None:
+    try:
+        info = (archive_dir / INDEX_JSONL).lstat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a link or a folder: read_index_lines says what is wrong
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
 def _index(archive_dir: Path) -> tuple[list[ArchivedPlan], list[str]]:
     """Every plan the index lists; notes on lines passed over. No archive: none."""
+    stamp = _stamp(archive_dir)
+    known = _READ.get(archive_dir)
+    if stamp is not None and known is not None and known[0] == stamp:
+        return list(known[1]), list(known[2])
+    plans, notes = _read_index(archive_dir)
+    if stamp is not None:
+        _READ.clear()  # one archive at a time: the memo never grows
+        _READ[archive_dir] = (stamp, plans, notes, _every_file(plans))
+    return list(plans), list(notes)
+
+
+def _archived_files(archive_dir: Path, plans: list[ArchivedPlan]) -> list[Found]:
+    """Every archived file (plans and sub-plans) of the plans _index just gave, the newest
+    plan's first."""
+    known = _READ.get(archive_dir)
+    if known is not None and known[0] == _stamp(archive_dir) and len(known[1]) == len(plans):
+        return known[3]
+    return _every_file(plans)
+
+
+def _every_file(plans: list[ArchivedPlan]) -> list[Found]:
+    return [found for plan in sorted(plans, key=_newest_first) for found in _files(plan)]
+
+
+def _read_index(archive_dir: Path) -> tuple[list[ArchivedPlan], list[str]]:
     try:
         lines = read_index_lines(archive_dir)
     except NotOurs as error:
@@ -205,11 +246,13 @@ def find_archived(archive_dir: Path, value: str) -> Found:
     text = value.strip()
     if not text:
         raise ClarityError("an empty name was given; clarity archived lists the archive's plans")
-    plans = list_archived(archive_dir).plans
+    if os.path.lexists(archive_dir) and not archive_dir.is_dir():
+        raise ClarityError(f"the archive {archive_dir} is not a folder; point --archive-dir at it")
+    plans, _ = _index(archive_dir)
     if not plans and not os.path.lexists(archive_dir):
         raise ClarityError(f"no archive yet at {archive_dir}; nothing is archived there to name")
     wanted = _names(text)
-    files = [found for plan in plans for found in _files(plan)]
+    files = _archived_files(archive_dir, plans)
     if "/" in text:
         matches = [found for found in files if found.relative in wanted]
     else:

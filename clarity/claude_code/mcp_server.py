@@ -1,73 +1,52 @@
 """`clarity mcp`: a Model Context Protocol server on stdio, so that Claude asks clarity
-(SPEC 9.1). Imported by that command alone (the `mcp` SDK is an extra).
+(SPEC 9.1), to the MCP standard of 2025-06-18: each tool has a title, read-only
+annotations, an outputSchema (mcp_shapes.py) and answers with structuredContent.
+Imported by that command alone.
 
 Three tools, all read-only, shaped as MCP servers for history are: a search
 returns compact records, a get returns the full text.
 
-- search_plans(query, project?, where?, limit?): live and archived plans by
-  their words, best first (clarity search);
+- search_plans(query, project?, where?, limit?): live and archived plans of every
+  plans folder by their words, best first (clarity search);
 - get_plan(name): one plan's text (bounded), live or archived, with what
   clarity knows of it;
-- list_plans(project?, plan_class?, since?, limit?): the scan's view, each
-  plan with its class and reason (a scan that records nothing).
+- list_plans(project?, plan_class?, since?, limit?, cursor?): the scan's view,
+  each plan with its class and reason (a scan that records nothing), a page at a
+  time.
+
+And every plan is a resource, `plan://NAME` (an earlier text:
+`plan://NAME/versions/N`), so that a person can @-mention one; resources/list
+offers the newest. What each answers is in mcp_answers.py.
 
 Nothing here moves, writes or deletes a plan: the search index and the facts
 cache, clarity's own caches in its state folder, are all it writes. A bad
 argument, or anything clarity refuses, is a tool error the client sees, never
-a crash of the server.
-"""
+a crash of the server."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
+from urllib.parse import quote, unquote
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp_types import Resource as MCPResource
 from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
 from clarity import __version__
+from clarity.claude_code import mcp_answers as answers
+from clarity.claude_code.mcp_shapes import Found, PlanList, PlanText
 from clarity.config import Settings
 from clarity.errors import ClarityError
 
 P = ParamSpec("P")
 R = TypeVar("R")
-TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
-LIST_MOST = 500
-_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
-_WHERE = {"all": None, "live": "live", "archive": "archive", "kept": "kept"}
-_CLASSES = ("active", "completed", "stale", "dormant")
-
-
-def _since(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise ValueError(f"since {value!r} is not a date; give one as 2026-10-01") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _limit(value: int, most: int) -> int:
-    if not 1 <= value <= most:
-        raise ValueError(f"limit must be between 1 and {most}")
-    return value
-
-
-def _project(value: str | None) -> str | None:
-    if value is None:
-        return None
-    if not value.strip() or "\0" in value:
-        raise ValueError("project must be a folder's path")
-    try:
-        return str(Path(value).expanduser().absolute())
-    except RuntimeError:  # ~nouser/x: no such user, no home to expand
-        raise ValueError("project names the home of no user here; give the folder's path") from None
+_READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 
 def _text_safe(value: Any) -> Any:
@@ -91,14 +70,23 @@ def _anticipated(tool: Callable[P, R]) -> Callable[P, R]:
     """What clarity refuses (a bad argument, a plan it cannot find or read) reaches the
     model as the tool's error, in clarity's one line; the SDK would mask it as a crash."""
 
-    @functools.wraps(tool)
+    return _refusing(tool, ToolError)
+
+
+def _read(resource: Callable[P, R]) -> Callable[P, R]:
+    """What clarity refuses when a resource is read: the client's resource error, one line."""
+    return _refusing(resource, ResourceError)
+
+
+def _refusing(call: Callable[P, R], refusal: type[Exception]) -> Callable[P, R]:
+    @functools.wraps(call)
     def answer(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            result: R = _text_safe(tool(*args, **kwargs))
+            result: R = _text_safe(call(*args, **kwargs))
         except ClarityError as error:
-            raise ToolError(_text_safe(error.message)) from None
+            raise refusal(_text_safe(error.message)) from None
         except (ValueError, OSError) as error:
-            raise ToolError(_text_safe(str(error))) from None
+            raise refusal(_text_safe(str(error))) from None
         return result
 
     return answer
@@ -118,7 +106,23 @@ INSTRUCTIONS = (
 class _OneLineServer(MCPServer):
     """The SDK's server, its tool errors in clarity's one line (issue 36, item 9): an
     argument of the wrong type is said as `limit: Input should be a valid integer`, not
-    pydantic's lines with a URL; clarity's own refusals without the SDK's prefix."""
+    pydantic's lines with a URL; clarity's own refusals without the SDK's prefix. Its
+    resources/list offers the newest plans, each `plan://NAME`, for a person to @-mention."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__("clarity", instructions=INSTRUCTIONS, version=__version__)
+        self._settings = settings
+
+    async def list_resources(self) -> list[MCPResource]:
+        return [
+            MCPResource(
+                uri=f"plan://{quote(name.removesuffix('.md'), safe='')}",
+                name=name,
+                title=f"{name} ({where})",
+                mime_type="text/markdown",
+            )
+            for name, where in answers.plan_names(self._settings)
+        ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -138,114 +142,67 @@ class _OneLineServer(MCPServer):
 
 
 def build_server(settings: Settings) -> MCPServer:
-    server = _OneLineServer("clarity", instructions=INSTRUCTIONS, version=__version__)
+    server = _OneLineServer(settings)
 
-    @server.tool(annotations=_READ_ONLY)
+    @server.tool(title="Search Claude Code plans", annotations=_READ_ONLY)
     @_anticipated
     def search_plans(
         query: str, project: str | None = None, where: str = "all", limit: int = 10
-    ) -> dict[str, Any]:
-        """Find Claude Code plans, live (~/.claude/plans and every project's plansDirectory)
-        or archived by clarity, by their words, best first; also earlier texts of a plan,
-        and plans Claude Code deleted, that clarity kept (where "kept", the reason saying
-        which version). where: all, live, archive or kept. Each hit: name, where it
-        lives, class, project, date, title and the line that matched."""
-        from clarity.render.search_report import hits_document
-        from clarity.workflows.searching import search_plans as search
+    ) -> Found:
+        """Find Claude Code plans by their words, best first: the live ones (~/.claude/plans
+        and every project's plansDirectory), those clarity archived, and earlier texts of a
+        plan and plans Claude Code deleted that clarity kept (where "kept", the reason says
+        which version). where: all, live, archive or kept. Each hit: name, where it lives,
+        class, project, date, title and the line that matched. Reads plan files and
+        clarity's search index; changes nothing."""
+        return answers.search(settings, query, project, where, limit)
 
-        if where not in _WHERE:
-            raise ValueError("where must be all, live, archive or kept")
-        from clarity.search import SearchRequest
-
-        request = SearchRequest(
-            query, place=_WHERE[where], project=_project(project), limit=_limit(limit, 100)
-        )
-        found = search(settings, request)
-        document = hits_document(found)
-        for hit in document["hits"]:
-            del hit["score"]
-        return document
-
-    @server.tool(annotations=_READ_ONLY)
+    @server.tool(title="Read a Claude Code plan", annotations=_READ_ONLY)
     @_anticipated
-    def get_plan(name: str) -> dict[str, Any]:
-        """One plan's text, by its name (foo, foo.md; an archived one also as 2026-Q4/foo.md),
-        live first, then the archive; with what clarity knows of it."""
-        return _get_plan(settings, name)
+    def get_plan(name: str) -> PlanText:
+        """One plan's text (at most 100,000 characters), by its name (foo, foo.md; an
+        archived one also as 2026-Q4/foo.md): live first, then the archive, then a text
+        clarity kept; with the archive's record of it. Reads the plan file; changes nothing."""
+        return answers.get_plan(settings, name)
 
-    @server.tool(annotations=_READ_ONLY)
+    @server.tool(title="List Claude Code plans by class", annotations=_READ_ONLY)
     @_anticipated
     def list_plans(
         project: str | None = None,
         plan_class: str | None = None,
         since: str | None = None,
         limit: int = 100,
-    ) -> dict[str, Any]:
-        """The live plans as clarity's scan sees them: each with its class (active, completed,
-        stale, dormant), the reason, project, date and title; newest first."""
-        return _list_plans(settings, project, plan_class, since, limit)
+        cursor: str | None = None,
+    ) -> PlanList:
+        """The live plans as clarity's scan sees them, newest first: each with its class
+        (active, completed, stale, dormant), the reason, project, date and title. A page
+        holds `limit` plans; pass the answer's nextCursor as cursor for the next. Reads plan
+        files and Claude Code's session transcripts; changes nothing (it records no scan)."""
+        return answers.list_plans(settings, project, plan_class, since, limit, cursor)
+
+    @server.resource(
+        "plan://{name}",
+        title="A Claude Code plan",
+        description="A plan's text by its name: live, archived or kept by clarity.",
+        mime_type="text/markdown",
+    )
+    @_read
+    def plan(name: str) -> str:
+        return answers.resource_text(settings, unquote(name))
+
+    @server.resource(
+        "plan://{name}/versions/{number}",
+        title="An earlier text of a Claude Code plan",
+        description="Version N of a plan (1 = the oldest), as clarity history lists them.",
+        mime_type="text/markdown",
+    )
+    @_read
+    def plan_version(name: str, number: str) -> str:
+        if not number.isdigit():
+            raise ValueError(f"version {number!r} is not a number; 1 is the oldest")
+        return answers.version_text(settings, unquote(name), int(number))
 
     return server
-
-
-def _get_plan(settings: Settings, name: str) -> dict[str, Any]:
-    from clarity.workflows.plan_by_name import plan_by_name, record_of
-
-    try:  # a bounded part: a plan of 3 GiB is not read whole for a context
-        found = plan_by_name(settings, name, most=4 * TEXT_CHARS)
-    except ClarityError as error:
-        raise ValueError(error.message) from None
-    body = found.data.decode("utf-8", "replace")
-    return {
-        "name": found.name,
-        "where": found.where,
-        "path": str(found.path),
-        "record": record_of(found),
-        "text": body[:TEXT_CHARS],
-        "truncated": found.cut or len(body) > TEXT_CHARS,
-    }
-
-
-def _list_plans(
-    settings: Settings,
-    project: str | None,
-    plan_class: str | None,
-    since: str | None,
-    limit: int,
-) -> dict[str, Any]:
-    from clarity.render.json_report import scan_document
-    from clarity.workflows.scanning import run_scan
-
-    if plan_class is not None and plan_class not in _CLASSES:
-        raise ValueError(f"plan_class must be one of {', '.join(_CLASSES)}")
-    after = _since(since)
-    folder = _project(project)
-    notes: list[str] = []
-    report = run_scan(
-        settings,
-        datetime.now().astimezone(),
-        (),
-        None,
-        notes.append,
-        project=None if folder is None else Path(folder),
-        record=False,
-        settle=False,  # a read-only tool: a killed run is left to the next apply
-    )
-    plans = [
-        plan
-        for plan in scan_document(report)["plans"]
-        if (plan_class is None or plan["class"] == plan_class)
-        and (after is None or datetime.fromisoformat(plan["mtime"]) >= after)
-    ]
-    plans.sort(key=lambda plan: plan["mtime"], reverse=True)
-    keep = ("name", "class", "action", "reason", "title", "project", "mtime", "age_days")
-    shown = plans[: _limit(limit, LIST_MOST)]
-    return {
-        "plans_dir": str(settings.plans_dir),
-        "total": len(plans),
-        "plans": [{key: plan.get(key) for key in keep} for plan in shown],
-        "notes": notes,
-    }
 
 
 def serve(settings: Settings) -> None:

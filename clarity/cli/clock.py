@@ -14,16 +14,15 @@ def parse_now(text: str | None) -> datetime:
     """
     if text is None:
         return datetime.now().astimezone()
+    from clarity.dates import NotADate, parse_moment
+
     try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return parse_moment(text)
+    except NotADate as error:
         from clarity.errors import ClarityError
 
+        if error.out_of_range:
+            raise ClarityError(f"--now: {error}") from None
         raise ClarityError(
             f"--now: {text!r} is not an ISO-8601 date-time; write e.g. 2026-11-21T10:00:00+00:00"
         ) from None
-    if not 1 < moment.year < 9999:  # a day either side must still be a date
-        from clarity.errors import ClarityError
-
-        raise ClarityError(f"--now: {text!r} is out of range; give a moment in years 2 to 9998")
-    return moment if moment.tzinfo is not None else moment.astimezone()

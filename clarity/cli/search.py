@@ -35,13 +35,12 @@ class ClassChoice(StrEnum):
 def _since(value: str | None) -> datetime | None:
     if value is None:
         return None
+    from clarity.dates import NotADate, parse_moment
+
     try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise ClarityError(
-            f"--since {value!r} is not a date; give one as 2026-10-01 (or 2026-10-01T09:00)"
-        ) from None
-    return moment if moment.tzinfo is not None else moment.astimezone()
+        return parse_moment(value)
+    except NotADate as error:
+        raise ClarityError(f"--since {error}") from None
 
 
 @app.command()

@@ -103,3 +103,28 @@ def plan_by_name(settings: Settings, value: str, most: int | None = None) -> Nam
 def record_of(plan: NamedPlan) -> dict[str, Any] | None:
     """The archive's index record of the plan, if it is archived."""
     return None if plan.archived is None else plan.archived.plan.record
+
+
+def newest_plans(settings: Settings, most: int) -> list[tuple[str, str]]:
+    """(name, LIVE or ARCHIVE) of at most `most` plans, the live ones newest first, then
+    the archive's newest first; each name once (the live plan before its archived one)."""
+    from clarity.archive.shelf import list_archived
+
+    live: list[tuple[float, str]] = []
+    try:
+        with os.scandir(settings.plans_dir) as entries:
+            for entry in entries:
+                if is_plan_name(entry.name) and entry.is_file(follow_symlinks=False):
+                    live.append((entry.stat(follow_symlinks=False).st_mtime, entry.name))
+    except OSError:
+        pass  # no plans dir: the archive may still have plans
+    named = [(name, LIVE) for _, name in sorted(live, reverse=True)]
+    try:
+        shelf = list_archived(settings.archive_dir)  # its kept plans are not listed
+        named += [(plan.name, ARCHIVE) for plan in shelf.plans]
+    except (ClarityError, OSError):
+        pass  # no archive, or one that cannot be read: the live plans are listed
+    unique: dict[str, str] = {}
+    for name, where in named:
+        unique.setdefault(name, where)
+    return list(unique.items())[:most]

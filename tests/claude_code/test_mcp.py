@@ -291,3 +291,83 @@ def _raw_calls(
         process.wait(timeout=60)
         process.stdout.close()
     return [answers[number] for number in sorted(answers) if number], answers[0]
+
+
+def test_to_the_standard_titles_annotations_schemas_and_structured_answers(shelved: Path) -> None:
+    # issue 34: MCP 2025-06-18 as Anthropic's connector review asks it
+    tools, (found, listed) = ask(
+        shelved, ("search_plans", {"query": "cache"}), ("list_plans", {"limit": 2})
+    )
+    for tool in tools:
+        assert tool.title and len(tool.description) < 2048
+        hints = tool.annotations
+        assert (hints.read_only_hint, hints.idempotent_hint, hints.open_world_hint) == (
+            True,
+            True,
+            False,
+        )
+        assert tool.output_schema["type"] == "object" and tool.output_schema["properties"]
+        assert "changes nothing" in tool.description
+    for answer in (found, listed):
+        assert answer.structured_content == json.loads(answer.content[0].text)
+    assert {"hits", "query"} <= set(tools[0].output_schema["properties"]) | {"query"}
+
+
+def _page_all(plans_dir: Path, limit: int) -> tuple[list[str], list[Any]]:
+    async def session() -> tuple[list[str], list[Any]]:
+        names: list[str] = []
+        seen: list[Any] = []
+        async with mcp.Client(_server(plans_dir)) as client:
+            cursor = None
+            while True:
+                arguments: dict[str, Any] = {"limit": limit}
+                if cursor is not None:
+                    arguments["cursor"] = cursor
+                answer = await client.call_tool("list_plans", arguments)
+                page = data(answer)
+                seen.append(page)
+                names += [plan["name"] for plan in page["plans"]]
+                cursor = page["nextCursor"]
+                if cursor is None:
+                    return names, seen
+                assert len(seen) < 10
+
+    return asyncio.run(session())
+
+
+def test_list_plans_pages_through_250_plans_with_a_cursor(plans_dir: Path) -> None:
+    make_files(
+        plans_dir, {f"plan-{i:03d}.md": Plan(f"# Plan {i}\n" + BODY, 20 + i) for i in range(250)}
+    )
+    names, pages = _page_all(plans_dir, 100)
+    assert [len(page["plans"]) for page in pages] == [100, 100, 50]
+    assert all(page["total"] == 250 for page in pages)
+    assert names == [f"plan-{i:03d}.md" for i in range(250)]  # newest first, each once
+    _, (wrong, other) = ask(
+        plans_dir,
+        ("list_plans", {"cursor": "not-a-cursor"}),
+        ("list_plans", {"cursor": pages[0]["nextCursor"], "plan_class": "dormant"}),
+    )
+    assert wrong.is_error and "cursor is not one list_plans gave" in wrong.content[0].text
+    assert other.is_error and "other arguments" in other.content[0].text
+
+
+def test_every_plan_is_a_resource_a_person_can_mention(cli, shelved: Path) -> None:
+    async def session() -> tuple[Any, Any, Any, Any, Any]:
+        async with mcp.Client(_server(shelved)) as client:
+            templates = await client.list_resource_templates()
+            listed = await client.list_resources()
+            live = await client.read_resource("plan://ledger-export")
+            archived = await client.read_resource("plan://cache-layer")
+            first = await client.read_resource("plan://cache-layer/versions/1")
+            return templates, listed, live, archived, first
+
+    templates, listed, live, archived, first = asyncio.run(session())
+    uris = {template.uri_template for template in templates.resource_templates}
+    assert uris == {"plan://{name}", "plan://{name}/versions/{number}"}
+    offered = {resource.name: resource.uri for resource in listed.resources}
+    assert {"ledger-export.md", "old-idea.md", "cache-layer.md"} <= set(offered)
+    assert str(offered["cache-layer.md"]) == "plan://cache-layer"
+    assert live.contents[0].text.startswith("# Ledger export to CSV")
+    assert archived.contents[0].text.startswith("# Cache layer COMPLETED")
+    assert first.contents[0].text.startswith("# Cache layer COMPLETED")
