@@ -633,6 +633,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             from bench.search import search_figures  # it needs Bench and Figure from here
 
             figures += search_figures(bench, args.search_size, args.repeat)
+            from bench.mcp import mcp_figures  # the same live and archived plans
+
+            figures += mcp_figures(bench, args.search_size, args.repeat)
         if args.roots_size > 0:
             from bench.roots import roots_figure  # it needs Bench and Figure from here
 

@@ -86,6 +86,9 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "search index build, 30 live + 30 archived",
         "search after one plan changed, 30 live + 30 archived",
         "search query, warm index, 30 live + 30 archived, in one process",
+        "MCP get_plan of an archived plan, 30 live + 30 archived",
+        "MCP search_plans, 30 live + 30 archived",
+        "clarity search as a process, 30 live + 30 archived",
         "scan --all, 20 roots, 300 plans (repeat)",
         f"scan, {result['transcripts']['bytes'] / 1e6:.0f} MB of transcripts "
         f"({result['transcripts']['files']} sessions), first",

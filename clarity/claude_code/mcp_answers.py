@@ -21,6 +21,7 @@ from clarity.errors import ClarityError
 TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
 PAGE_MOST = 500  # plans one list_plans page holds, at most
 SEARCH_MOST = 100
+REFRESH_SECONDS = 2.0  # a search index refresh stays good this long in the server (run_search)
 RESOURCES_MOST = 500  # plans resources/list offers (the newest): the template reaches every one
 WHERE = {"all": None, "live": "live", "archive": "archive", "kept": "kept"}
 CLASSES = ("active", "completed", "stale", "dormant")
@@ -65,7 +66,7 @@ def search(settings: Settings, query: str, project: str | None, where: str, limi
     request = SearchRequest(
         query, place=WHERE[where], project=project_of(project), limit=limit_of(limit, SEARCH_MOST)
     )
-    document = hits_document(search_plans(settings, request))
+    document = hits_document(search_plans(settings, request, reuse_within=REFRESH_SECONDS))
     for hit in document["hits"]:
         del hit["score"]
     found: Found = document  # type: ignore[assignment]  # hits_document writes this shape

@@ -54,12 +54,54 @@ class SearchRequest:
     limit: int | None = 20
 
 
-def run_search(settings: Settings, request: SearchRequest) -> Found:
+# A long-lived reader (the MCP server) searches in bursts: a refresh (a stat of every
+# plan) stays good this long while neither folder changed (a plan added, removed or
+# renamed changes its folder; an archive run, its index). An edit in place may wait this
+# long to be found; a process that searches once (the CLI) always refreshes.
+_REFRESHED: dict[tuple[Path, Path], tuple[tuple[int, ...], float, dict[str, int]]] = {}
+
+
+def _folders_stamp(plans_dir: Path, archive_dir: Path) -> tuple[int, ...]:
+    stamp: list[int] = []
+    for path in (plans_dir, archive_dir / "index.jsonl", archive_dir / "versions"):
+        try:
+            info = path.stat()
+            stamp += [info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_size]
+        except OSError:
+            stamp += [-1]
+    return tuple(stamp)
+
+
+def _fresh(settings: Settings, reuse_within: float) -> dict[str, int] | None:
+    """The index's counts as of the last refresh of this root, if that refresh still
+    holds (see _REFRESHED); None: refresh."""
+    import time
+
+    known = _REFRESHED.get((settings.plans_dir, settings.archive_dir))
+    if (
+        known is not None
+        and time.monotonic() - known[1] < reuse_within
+        and known[0] == _folders_stamp(settings.plans_dir, settings.archive_dir)
+    ):
+        return known[2]
+    return None
+
+
+def _refreshed(settings: Settings, stamp: tuple[int, ...], counts: dict[str, int]) -> None:
+    import time
+
+    _REFRESHED.clear()  # one root at a time: the memo never grows
+    _REFRESHED[(settings.plans_dir, settings.archive_dir)] = (stamp, time.monotonic(), counts)
+
+
+def run_search(settings: Settings, request: SearchRequest, reuse_within: float = 0.0) -> Found:
+    """The hits, best first. reuse_within: seconds a refresh of the index stays good while
+    neither the plans folder nor the archive changed (0: refresh first, always)."""
     import sqlite3
 
     from filelock import Timeout
 
-    from clarity.search.documents import ARCHIVE, LIVE
+    from clarity.search.documents import ARCHIVE, KEPT, LIVE
     from clarity.search.index import SearchIndex
     from clarity.search.query import QueryError, terms
 
@@ -75,7 +117,14 @@ def run_search(settings: Settings, request: SearchRequest) -> Found:
     for attempt in (1, 2):
         try:
             with SearchIndex.open(state) as index:
-                index.refresh(settings.plans_dir, settings.archive_dir)
+                known = _fresh(settings, reuse_within) if reuse_within else None
+                if known is None:
+                    stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)
+                    index.refresh(settings.plans_dir, settings.archive_dir)
+                    counts = index.count()
+                    _refreshed(settings, stamp, counts)
+                else:
+                    counts = known
                 hits = index.search(
                     words,
                     settings.plans_dir,
@@ -85,8 +134,8 @@ def run_search(settings: Settings, request: SearchRequest) -> Found:
                     plan_class=request.plan_class,
                     since=None if request.since is None else request.since.timestamp(),
                     limit=limit,
+                    kept=counts[KEPT] > 0,
                 )
-                counts = index.count()
             break
         except Timeout:
             raise ClarityError(

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -289,6 +289,11 @@ class SearchIndex:
         )
         return {key for (key,) in rows}
 
+    def _body(self, row_id: int) -> Any:
+        """A row's body (only a hit whose snippet is empty needs it: most need none)."""
+        found = self.db.execute("SELECT body FROM text WHERE rowid = ?", (row_id,)).fetchone()
+        return None if found is None else found[0]
+
     def count(self) -> dict[str, int]:
         rows = self.db.execute("SELECT place, count(*) FROM docs GROUP BY place")
         counts = {LIVE: 0, ARCHIVE: 0, KEPT: 0}
@@ -306,9 +311,11 @@ class SearchIndex:
         plan_class: str | None = None,
         since: float | None = None,
         limit: int | None = 20,
+        kept: bool = True,
     ) -> list[Hit]:
         """The plans that hold every word, best first (BM25; newest first when no word is
-        long enough to be ranked)."""
+        long enough to be ranked). kept: whether the index holds kept texts (a kept text
+        found beside its plan is left out, so more rows are asked for)."""
         where: list[str] = []
         params: list[str | float] = []
         match = terms.match
@@ -343,16 +350,16 @@ class SearchIndex:
         sql = (
             "SELECT docs.place, docs.name, docs.key, docs.quarter, docs.plan_class, "
             f"docs.reason, docs.project, docs.mtime, docs.title, {snippet}, {order}, "
-            "text.body FROM text JOIN docs ON docs.id = text.rowid "
+            "docs.id FROM text JOIN docs ON docs.id = text.rowid "
             f"WHERE {' AND '.join(where) or '1'} ORDER BY {order}"
             + (" LIMIT ?" if limit is not None else "")
         )
         if limit is not None:
-            params.append(limit * 2 + 10)  # a kept text found beside its plan is left out
+            params.append(limit * 2 + 10 if kept else limit)
         hits = []
         for row in self.db.execute(sql, params):
             try:
-                hits.append(_hit(row, terms, plans_dir, archive_dir))
+                hits.append(_hit(row, terms, plans_dir, archive_dir, self._body))
             except (TypeError, ValueError, OverflowError, OSError) as error:
                 # A row no refresh of clarity's wrote (another program, a disk's damage):
                 # the index is made anew (run_search), never an error for good.
@@ -360,15 +367,24 @@ class SearchIndex:
         return _without_kept_beside_their_plan(hits)[:limit]
 
 
-def _hit(row: tuple[Any, ...], terms: Terms, plans_dir: Path, archive_dir: Path) -> Hit:
-    where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, body = row
-    for text in (where_, name, key, body):
+def _hit(
+    row: tuple[Any, ...],
+    terms: Terms,
+    plans_dir: Path,
+    archive_dir: Path,
+    body_of: Callable[[int], Any],
+) -> Hit:
+    where_, name, key, quarter, cls, reason, proj, mtime, title, snip, score, row_id = row
+    for text in (where_, name, key):
         if not isinstance(text, str):
             raise TypeError("a text column holds no text")
     for maybe in (quarter, cls, reason, proj, title, snip):
         if maybe is not None and not isinstance(maybe, str):
             raise TypeError("a text column holds no text")
-    if not snip:
+    if not snip:  # no ranked word, or found in the name or title: the body read for one
+        body = body_of(row_id)
+        if not isinstance(body, str):
+            raise TypeError("a text column holds no text")
         snip = _around(body, terms.short or terms.indexed)
     return Hit(
         where_,

@@ -21,15 +21,20 @@ def one_root_named(settings: Settings) -> bool:
 
 
 def search_plans(
-    settings: Settings, request: SearchRequest, note: Callable[[str], None] = lambda line: None
+    settings: Settings,
+    request: SearchRequest,
+    note: Callable[[str], None] = lambda line: None,
+    *,
+    reuse_within: float = 0.0,
 ) -> Found:
     """Ranked hits over the live plans, archives and kept texts of every root (of the one
-    named), best first. A root whose index cannot be used is a note; the rest answer."""
+    named), best first. A root whose index cannot be used is a note; the rest answer.
+    reuse_within: see run_search (the MCP server's, searching again and again)."""
     from clarity.search import Found, run_search
     from clarity.workflows.roots import find_roots, for_each_root
 
     def search_one(chosen: Settings) -> Found:
-        return run_search(chosen, request)
+        return run_search(chosen, request, reuse_within)
 
     roots = None if one_root_named(settings) else find_roots(settings)
     if roots is None or len(roots.roots) < 2:
