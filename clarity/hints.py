@@ -67,12 +67,15 @@ def _quoted(word: str) -> str:
     the terminal and no longer name the file; written so, it still does when pasted."""
     if word.isprintable():
         return shlex.quote(word)
-    escaped = "".join(
-        ch
-        if ch.isprintable() and ch not in "\\'"
-        else "\\" + ch
-        if ch in "\\'"
-        else ascii(ch)[1:-1]
-        for ch in word
-    )
-    return f"$'{escaped}'"
+    return "$'" + "".join(_escaped(ch) for ch in word) + "'"
+
+
+def _escaped(ch: str) -> str:
+    """One character as bash and zsh read it inside $'...'."""
+    if ch in "\\'":
+        return "\\" + ch
+    if ch.isprintable():
+        return ch
+    if "\udc80" <= ch <= "\udcff":  # a byte of a name that is not UTF-8: that byte
+        return f"\\x{ord(ch) - 0xDC00:02x}"
+    return ascii(ch)[1:-1]

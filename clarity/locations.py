@@ -68,9 +68,18 @@ def claude_project_root(cwd: Path, claude_dir: Path) -> Path | None:
     user_dir = _real(claude_dir)
     for root in (cwd, *cwd.parents):
         dot_claude = root / ".claude"
-        if dot_claude.is_dir() and _real(dot_claude) != user_dir:
+        if is_folder(dot_claude) and _real(dot_claude) != user_dir:
             return root
     return None
+
+
+def is_folder(path: Path) -> bool:
+    """Whether path is a folder (through links); False where it cannot be looked at (no
+    permission, a name too long): Path.is_dir raises for those."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 class ClaudeSettings:
@@ -152,6 +161,7 @@ class PlansDirectorySetting(NamedTuple):
     settings_file: Path
     inside: bool
     value: str
+    project: Path  # the project root it is relative to (the folder, with no project)
 
 
 def plans_directory_setting(claude: ClaudeSettings, cwd: Path) -> PlansDirectorySetting | None:
@@ -163,10 +173,9 @@ def plans_directory_setting(claude: ClaudeSettings, cwd: Path) -> PlansDirectory
         return None
     value, settings_file = found
     root = claude.root or cwd
-    resolved = _real(root / value)
-    return PlansDirectorySetting(
-        resolved, settings_file, resolved.is_relative_to(_real(root)), value
-    )
+    resolved, real_root = _real(root / value), _real(root)
+    inside = resolved.is_relative_to(real_root)
+    return PlansDirectorySetting(resolved, settings_file, inside, value, real_root)
 
 
 def project_plans_dir(claude: ClaudeSettings, cwd: Path) -> Located | None:
@@ -208,7 +217,7 @@ def project_of(plans_dir: Path, claude_dirs: tuple[Path, ...]) -> Path | None:
         if os.path.lexists(folder / ".git"):
             return folder
         dot_claude = folder / ".claude"
-        if dot_claude.is_dir() and _real(dot_claude) not in users:
+        if is_folder(dot_claude) and _real(dot_claude) not in users:
             return folder
     return None
 
@@ -235,20 +244,22 @@ def archive_dir_for(
     project, which git would see as untracked, but `projects/<name>-<hash>/` of the user's
     archive (the configured one, else beside `<first config dir>/plans`); an archive
     clarity made beside it earlier is kept, so that no archived plan is stranded. Any
-    other plans dir: the configured archive, else beside it.
+    other plans dir: the configured archive, else beside it. The user's archive is
+    `~/.claude/plans-archive` whatever CLAUDE_CONFIG_DIR is set to now.
     """
     beside = default_archive_dir(plans_dir)
     if any(_real(plans_dir) == _real(directory / "plans") for directory in claude_dirs):
         project = None
     else:
         project = project_of(plans_dir, claude_dirs)
-    if project is None or beside.is_dir():
+    if project is None or is_folder(beside):
         if configured is not None:
             return Located(configured, "config")
         if project is not None:
             return Located(beside, "default: beside the plans dir, where clarity archived before")
         return Located(beside, "default: beside the plans dir")
-    user_archive = configured or default_archive_dir(claude_dirs[0] / "plans")
+    # ~/.claude's, whatever CLAUDE_CONFIG_DIR says today: a project's archive stays put
+    user_archive = configured or default_archive_dir(Path.home() / ".claude" / "plans")
     whose = "the configured archive" if configured is not None else "the user's archive"
     return Located(project_archive_dir(user_archive, project), f"{whose}, for project {project}")
 

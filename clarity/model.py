@@ -292,3 +292,15 @@ class AgentUsage:
 # How the executor writes an archived plan's summary: the extract, or the agent's
 # (agent/review.py). (archived file, name) -> (text, source)
 Summarizer = Callable[[Path, str], tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """What a person asked: the words, and what narrows them (None: everything)."""
+
+    query: str
+    place: str | None = None  # live, archive or kept
+    project: str | None = None
+    plan_class: str | None = None
+    since: datetime | None = None
+    limit: int | None = 20

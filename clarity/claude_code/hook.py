@@ -12,7 +12,7 @@ It must be quick and must never fail a session:
   is at most MEMO_SECONDS old), says what that scan found. This module imports
   nothing but the standard library and clarity.render.output: no typer, no rich, no
   classifier.
-- Otherwise it scans (clarity.claude_code.hook_scan, with the facts cache, so unchanged
+- Otherwise it scans (clarity.workflows.session_start, with the facts cache, so unchanged
   plans are not read again), remembers the result, and says it. That takes
   longer; past DEADLINE_SECONDS it gives up quietly, keeping what it read of the
   transcripts so that the next session start goes on from there.
@@ -33,7 +33,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from clarity.claude_code.hook_watch import HORIZON_DAYS, listing, stamp
+from clarity.workflows.session_watch import HORIZON_DAYS, listing, stamp
 
 MEMO_FILE = "session-start.json"
 MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the same day only
@@ -271,7 +271,7 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     except (KeyError, TypeError, ValueError):
         pass  # an entry of another version: scan again
     if not fresh:
-        from clarity.claude_code.hook_scan import summarize
+        from clarity.workflows.session_start import summarize
 
         seconds = deadline(env)
         _bound(seconds)  # the scan's own time: the imports above take a steady 0.1 s
@@ -312,10 +312,10 @@ def ledger(data: Mapping[str, Any], env: Mapping[str, str]) -> None:
     """The approval ledger's line for this event, if it is one (ExitPlanMode shown or
     approved, a session started by "clear context"): written before anything else, and
     never in the way of the session (SPEC 6.1)."""
-    from clarity.transcripts.ledger import record
+    from clarity.workflows.approvals import record_event
 
     with contextlib.suppress(OSError, ValueError):
-        record(data, state_dir(env))
+        record_event(data, state_dir(env))
 
 
 def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:

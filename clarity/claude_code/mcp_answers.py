@@ -57,8 +57,8 @@ def project_of(value: str | None) -> str | None:
 
 
 def search(settings: Settings, query: str, project: str | None, where: str, limit: int) -> Found:
+    from clarity.model import SearchRequest
     from clarity.render.search_report import hits_document
-    from clarity.search import SearchRequest
     from clarity.workflows.searching import search_plans
 
     if where not in WHERE:

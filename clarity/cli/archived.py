@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,8 +25,8 @@ from clarity.render.output import say
 from clarity.render.terminal import Format, asking, choose_format, print_run_report
 
 if TYPE_CHECKING:
-    from clarity.archive.shelf import Shelf
     from clarity.config import Settings
+    from clarity.workflows.archived import ArchiveListing
 
 
 def _hint(settings: Settings, verb: str, *args: str) -> str:
@@ -52,46 +52,32 @@ def archived(
     if all_roots:
         check_one_root_options(plans_dir, archive_dir)
         return _archived_every_root(settings, query, chosen_format)
-    document = _shelf_document(settings, query)
+    from clarity.workflows.archived import list_archive
+
+    listed = list_archive(settings, query)
     if chosen_format is Format.JSON:
         from clarity.render.output import send_json
 
-        send_json(document.document)
+        send_json(_document(listed))
         return 0
-    _print_shelf(settings, query, chosen_format, document)
+    _print_shelf(settings, query, chosen_format, listed)
     return 0
 
 
-class _Listed(NamedTuple):
-    shelf: Shelf
-    kept: tuple[int, int, int]
+def _document(listed: ArchiveListing) -> dict[str, Any]:
+    from clarity.render import shelf_report
 
-    @property
-    def document(self) -> dict[str, Any]:
-        from clarity.render import shelf_report
-
-        document = shelf_report.shelf_document(self.shelf)
-        document["versions"] = dict(zip(("plans", "texts", "bytes"), self.kept, strict=True))
-        return document
-
-
-def _shelf_document(settings: Settings, query: str | None) -> _Listed:
-    from clarity.archive.shelf import list_archived
-    from clarity.archive.versions import versions_size
-    from clarity.search import archived_text_matches
-
-    matches = archived_text_matches(settings)
-    shelf = list_archived(settings.archive_dir, query, matches, settings.plans_dir)
-    return _Listed(shelf, versions_size(settings.archive_dir))
+    document = shelf_report.shelf_document(listed.shelf)
+    document["versions"] = dict(zip(("plans", "texts", "bytes"), listed.versions, strict=True))
+    return document
 
 
 def _archived_every_root(settings: Settings, query: str | None, chosen_format: Format) -> int:
     from clarity.render.roots_report import heading, root_document
+    from clarity.workflows.archived import list_archive
     from clarity.workflows.roots import find_roots, for_each_root
 
-    outcomes = for_each_root(
-        settings, find_roots(settings), lambda s: (s, _shelf_document(s, query))
-    )
+    outcomes = for_each_root(settings, find_roots(settings), lambda s: (s, list_archive(s, query)))
     if chosen_format is Format.JSON:
         from clarity.render.output import send_json
 
@@ -100,7 +86,7 @@ def _archived_every_root(settings: Settings, query: str | None, chosen_format: F
                 "schema_version": 1,
                 "roots": [
                     {**root_document(o.root), "error": o.error}
-                    | ({} if o.result is None else o.result[1].document)
+                    | ({} if o.result is None else _document(o.result[1]))
                     for o in outcomes
                 ],
             }
@@ -116,11 +102,11 @@ def _archived_every_root(settings: Settings, query: str | None, chosen_format: F
 
 
 def _print_shelf(
-    settings: Settings, query: str | None, chosen_format: Format, listed: _Listed
+    settings: Settings, query: str | None, chosen_format: Format, listed: ArchiveListing
 ) -> None:
     from clarity.render import shelf_report
 
-    shelf, kept = listed
+    shelf, kept = listed.shelf, listed.versions
     for line in shelf.notes:
         note(line)
     if kept[1]:

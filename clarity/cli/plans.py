@@ -45,8 +45,8 @@ from clarity.render.terminal import (
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.executor.results import RunReport
     from clarity.model import ScanReport
+    from clarity.workflows.runs import RunReport
 
 
 @app.command()
@@ -139,7 +139,12 @@ def scan(
         saved = None if output is None else given_path(output, "--output")
         try:
             return scan_every_root(
-                settings, scan_one, chosen_format, show_all=show_all, output_file=saved
+                settings,
+                scan_one,
+                chosen_format,
+                show_all=show_all,
+                output_file=saved,
+                record=record,
             )
         finally:
             bar.close()
@@ -324,8 +329,7 @@ def apply(
 
     try:
         if all_roots:
-            from clarity.cli.roots import exit_code, run_every_root
-            from clarity.workflows.roots import remember_every_root_apply
+            from clarity.cli.roots import apply_every_root
 
             check_one_root_options(plans_dir, archive_dir)
             if proposal is not None:
@@ -333,9 +337,7 @@ def apply(
                     "--proposal names one folder's scan, and --all applies each folder's "
                     "latest scan; give --plans-dir with --proposal instead of --all"
                 )
-            outcomes = run_every_root(settings, apply_one, chosen_format)
-            remember_every_root_apply(outcomes)
-            return exit_code(outcomes)
+            return apply_every_root(settings, apply_one, chosen_format, rescan=rescan)
         report = apply_one(settings)
     finally:
         bar.close()
@@ -367,10 +369,10 @@ def undo(
         return run_undo(chosen, confirm=confirm)
 
     if all_roots:
-        from clarity.cli.roots import exit_code, undo_every_root
+        from clarity.cli.roots import undo_every_root
 
         check_one_root_options(plans_dir, archive_dir)
-        return exit_code(undo_every_root(settings, undo_one, chosen_format))
+        return undo_every_root(settings, undo_one, chosen_format)
     report = undo_one(settings)
     return print_run_report(report, chosen_format)
 

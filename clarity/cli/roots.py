@@ -16,9 +16,9 @@ from clarity.render.terminal import Format, choose_format
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.executor.results import RunReport
     from clarity.model import ScanReport
     from clarity.workflows.roots import RootOutcome, Roots
+    from clarity.workflows.runs import RunReport
 
 
 @app.command()
@@ -51,12 +51,16 @@ def scan_every_root(
     *,
     show_all: bool,
     output_file: Path | None = None,
+    record: bool = True,
 ) -> int:
     from clarity.render.roots_report import every_scan_text, print_each, scans_document
     from clarity.render.terminal import print_scan_report, save_report_text
+    from clarity.workflows.every_root_runs import remember_scans
     from clarity.workflows.roots import for_each_root
 
     outcomes = for_each_root(settings, _found(settings), scan_one)
+    if record:  # what apply --all carries out, folder by folder
+        remember_scans(outcomes)
     if output_file is not None:
         save_report_text(output_file, lambda: every_scan_text(outcomes, chosen_format))
         output.say([f"clarity: reports written to {output_file}"], err=True)
@@ -77,28 +81,36 @@ def scan_every_root(
     return failed
 
 
-def run_every_root(
-    settings: Settings, run_one: Callable[[Settings], RunReport], chosen_format: Format
-) -> list[RootOutcome[RunReport]]:
-    """apply in each root; their reports printed."""
+def apply_every_root(
+    settings: Settings,
+    apply_one: Callable[[Settings], RunReport],
+    chosen_format: Format,
+    *,
+    rescan: bool,
+) -> int:
+    """apply in each root: those found now with --rescan, else those scan --all reviewed."""
+    from clarity.workflows.every_root_runs import remember_applies, reviewed_roots
     from clarity.workflows.roots import for_each_root
 
-    return _print_runs(for_each_root(settings, _found(settings), run_one), chosen_format)
+    roots = _found(settings) if rescan else reviewed_roots()
+    outcomes = _print_runs(for_each_root(settings, roots, apply_one), chosen_format)
+    remember_applies(outcomes)
+    return exit_code(outcomes)
 
 
 def undo_every_root(
     settings: Settings, run_one: Callable[[Settings], RunReport], chosen_format: Format
-) -> list[RootOutcome[RunReport]]:
+) -> int:
     """undo, in each root, what the latest apply --all did there; the reports printed."""
-    from clarity.workflows import roots as every
+    from clarity.workflows.every_root_runs import undo_applies
 
-    outcomes = every.undo_every_root(settings, _found(settings), run_one)
+    outcomes = undo_applies(settings, run_one)
     if not outcomes:
         raise ClarityError(
             "nothing to undo: no apply --all is on record (undo one folder's latest run "
             "with clarity undo --plans-dir DIR)"
         )
-    return _print_runs(outcomes, chosen_format)
+    return exit_code(_print_runs(outcomes, chosen_format))
 
 
 def _print_runs(

@@ -51,14 +51,14 @@ def install(
     """Install a weekly run of clarity (Mondays at 10:00)."""
     settings = settings_from(locals())
     from clarity.executable import clarity_argv
-    from clarity.judge.scan import check_plans_dir
     from clarity.locations import state_dir
     from clarity.schedule.choose import every_scheduler
     from clarity.schedule.choose import scheduler as choose
     from clarity.schedule.job import make_job, report_file
     from clarity.schedule.rollback import make_dirs, remove_dirs
+    from clarity.workflows.scanning import check_plans_folder
 
-    check_plans_dir(settings)
+    check_plans_folder(settings)
     state = state_dir()
     job = make_job(mode, clarity_argv(), settings, os.environ, state)  # refuses before writing
     chosen = choose(scheduler)

@@ -76,7 +76,7 @@ def search(
 
     query = " ".join(words)
     where = None if project is None else str(given_path(project, "--project").absolute())
-    from clarity.search import SearchRequest
+    from clarity.model import SearchRequest
 
     request = SearchRequest(
         query,

@@ -68,11 +68,16 @@ _PROJECT_FILES = (
 )
 
 
+# Alone enough: git's folder, and a project's memory for Claude Code or other agents.
+_SURE_SIGNS = (".git", "CLAUDE.md", "AGENTS.md")
+
+
 def project_signs(plans_dir: Path) -> list[str]:
-    """What makes a folder plainly a project's (.git, or two of README, CHANGELOG...);
-    none for a plans directory."""
-    found = [name for name in (".git", *_PROJECT_FILES) if os.path.lexists(plans_dir / name)]
-    return found if ".git" in found or len(found) >= 2 else []
+    """What makes a folder plainly a project's (.git, CLAUDE.md, AGENTS.md, or two of
+    README, CHANGELOG...); none for a plans directory."""
+    names = (*_SURE_SIGNS, *_PROJECT_FILES)
+    found = [name for name in names if os.path.lexists(plans_dir / name)]
+    return found if set(found) & set(_SURE_SIGNS) or len(found) >= 2 else []
 
 
 def check_not_a_project(plans_dir: Path, source: str) -> None:

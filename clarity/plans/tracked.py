@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
-GIT_SECONDS = 20.0  # a git that takes longer is not waited for: every plan is held
+GIT_SECONDS = 10.0  # a git that takes longer is not waited for: every plan is held
 
 
 class Tracked(NamedTuple):
@@ -32,8 +32,11 @@ NOT_IN_GIT = Tracked()
 def work_tree_of(folder: Path) -> Path | None:
     """The git work tree folder lies in: its nearest ancestor (or itself) with `.git`."""
     for candidate in (folder, *folder.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
+        try:
+            os.lstat(candidate / ".git")
+        except OSError:  # none there (or it cannot be looked at: a name too long, say)
+            continue
+        return candidate
     return None
 
 
@@ -46,11 +49,19 @@ def tracked_plans(plans_dir: Path) -> Tracked:
         return Tracked(unknown="git is not installed, so clarity cannot tell which it tracks")
     try:
         done = subprocess.run(
-            [git, "-C", str(plans_dir), "ls-files", "-z", "--", "."],
+            # A repository's own config must run nothing: core.fsmonitor names a program
+            # git would start (a cloned repository's, say), so it is turned off here.
+            [git, "-c", "core.fsmonitor=false", "-C", str(plans_dir), "ls-files", "-z", "--", "."],
             capture_output=True,
             timeout=GIT_SECONDS,
             check=False,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},  # messages in English
+            env={
+                **os.environ,
+                "GIT_OPTIONAL_LOCKS": "0",
+                "LC_ALL": "C",  # its messages in English
+                "GIT_TERMINAL_PROMPT": "0",
+            },
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         return Tracked(unknown=f"git ls-files failed ({error})")

@@ -38,7 +38,8 @@ def _where(hit: Hit, several: bool = False) -> str:
         return f"plans dir {hit.path.parent}" if several else "plans dir"
     if hit.place == "kept":  # a text clarity kept: which version says where it is
         return f"kept text, {hit.reason}" if hit.reason else "kept text"
-    return f"archive {hit.quarter}" if hit.quarter else "archive"
+    archive = f"archive {hit.path.parent.parent}" if several else "archive"  # whose, of several
+    return f"{archive} {hit.quarter}" if hit.quarter else archive
 
 
 def _facts(hit: Hit, several: bool = False) -> str:

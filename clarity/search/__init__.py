@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
+from clarity.model import SearchRequest
 from clarity.search.where import INDEX_NAME, index_file
 from clarity.state import DirState
 
@@ -40,18 +40,6 @@ class Found:
     plans_dir: Path
     archive_dir: Path
     roots: tuple[str, ...] = ()  # the plans folders searched, when there were several
-
-
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
-    """What a person asked: the words, and what narrows them (None: everything)."""
-
-    query: str
-    place: str | None = None  # live, archive or kept
-    project: str | None = None
-    plan_class: str | None = None
-    since: datetime | None = None
-    limit: int | None = 20
 
 
 # A long-lived reader (the MCP server) searches in bursts: a refresh (a stat of every

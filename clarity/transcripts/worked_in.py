@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,10 +91,10 @@ def _first_cwd(transcript: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        rest, read = b"", 0
-        while read < HEAD_BYTES:
+        rest, head = b"", []
+        while sum(map(len, head)) < HEAD_BYTES:
             piece = os.read(fd, PIECE_BYTES)
-            read += len(piece)
+            head.append(piece)
             lines = (rest + piece).split(b"\n")
             rest = lines.pop() if piece else b""  # a line the next piece goes on with
             for line in lines:
@@ -102,7 +103,8 @@ def _first_cwd(transcript: Path) -> str | None:
                     return found
             if not piece:
                 return None
-        return None
+        # A first record longer than the head (a long first prompt): its cwd, near its start.
+        return _cwd_in(b"".join(head))
     except OSError:
         return None
     finally:
@@ -120,3 +122,14 @@ def _cwd_of(line: bytes) -> str | None:
     if isinstance(cwd, str) and Path(cwd).is_absolute() and "\0" not in cwd:
         return cwd
     return None
+
+
+_CWD = re.compile(rb'"cwd"\s*:\s*("(?:[^"\\]|\\.)*")')
+
+
+def _cwd_in(head: bytes) -> str | None:
+    """The first `"cwd": "..."` in a head that holds no whole record with one."""
+    found = _CWD.search(head)
+    if found is None:
+        return None
+    return _cwd_of(b'{"cwd": ' + found.group(1) + b"}")

@@ -12,7 +12,6 @@ Claude Code reads it. Finding them reads settings files, never a project's tree.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,13 +24,13 @@ from clarity.locations import (
     absolute,
     archive_dir_for,
     claude_retention,
+    is_folder,
     plans_directory_setting,
     project_of,
 )
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.executor.results import RunReport
 
 T = TypeVar("T")
 
@@ -92,7 +91,11 @@ def find_roots(settings: Settings, home: Path | None = None) -> Roots:
 
     for claude_dir in settings.claude_dirs:
         for folder, how in worked_in(claude_dir, home):
-            _add_project(found, passed, settings, folder, how, claude_dir)
+            try:
+                _add_project(found, passed, settings, folder, how, claude_dir)
+            except OSError as error:  # one project that cannot be looked at stops no other
+                reason = error.strerror or str(error)
+                passed.append(PassedOver(folder, f"cannot be looked at ({reason}; {how})"))
     return Roots(tuple(found.values()), tuple(passed))
 
 
@@ -112,8 +115,8 @@ def _add_project(
     how: str,
     claude_dir: Path,
 ) -> None:
-    if not folder.is_dir():
-        passed.append(PassedOver(folder, f"a project folder that is gone ({how})"))
+    if not is_folder(folder):
+        passed.append(PassedOver(folder, f"no such folder now: gone, or not a folder ({how})"))
         return
     setting = plans_directory_setting(ClaudeSettings(folder, claude_dir), folder)
     if setting is None:
@@ -127,16 +130,13 @@ def _add_project(
             )
         )
         return
-    from clarity.judge.scan import project_signs
-
-    signs = project_signs(setting.path) if setting.path.is_dir() else []
-    if signs:  # "." say: its README and notes are no plans, and --all was not told of it
+    unlike = _not_a_plans_folder(setting.path, setting.project)
+    if unlike is not None:  # "." say: a project's README and notes are no plans
         passed.append(
             PassedOver(
                 setting.path,
-                f'plansDirectory "{setting.value}" in {setting.settings_file} is a folder '
-                f"that holds {' and '.join(signs[:3])}, a project's own files, not plans; name "
-                "it with --plans-dir to act there",
+                f'plansDirectory "{setting.value}" in {setting.settings_file} {unlike}, not '
+                "plans; --all leaves it alone (name it with --plans-dir to act there)",
             )
         )
         return
@@ -150,6 +150,22 @@ def _add_project(
     )
 
 
+def _not_a_plans_folder(plans_dir: Path, project: Path) -> str | None:
+    """Why a project's plansDirectory is a folder --all must not take for plans (the
+    project's own folder, git's, one holding the project's files), or None."""
+    from clarity.judge.scan import project_signs
+
+    if plans_dir == project:
+        return "is the project's own folder, whose files are the project's"
+    inside = plans_dir.relative_to(project).parts if plans_dir.is_relative_to(project) else ()
+    if ".git" in inside:
+        return "is inside git's own folder"
+    signs = project_signs(plans_dir) if is_folder(plans_dir) else []
+    if signs:
+        return f"holds {' and '.join(signs[:3])}, a project's own files"
+    return None
+
+
 def _add(
     found: dict[str, PlansRoot],
     passed: list[PassedOver],
@@ -161,9 +177,9 @@ def _add(
     real = os.path.realpath(plans_dir)
     if real in found:
         return
-    if not plans_dir.is_dir():
+    if not is_folder(plans_dir):
         if not any(p.path == plans_dir for p in passed):
-            passed.append(PassedOver(plans_dir, f"no such folder yet ({source})"))
+            passed.append(PassedOver(plans_dir, f"no such folder, or not a folder ({source})"))
         return
     plans_dir = absolute(plans_dir)
     archive = _archive_of(settings, plans_dir)
@@ -221,72 +237,4 @@ def for_each_root(
             outcomes.append(RootOutcome(root, None, error.message))
         except OSError as error:
             outcomes.append(RootOutcome(root, None, f"{error.strerror or error}"))
-    return outcomes
-
-
-EVERY_ROOT_RUNS = "every-root-apply.json"  # in clarity's state folder: what undo --all undoes
-
-
-def remember_every_root_apply(outcomes: list[RootOutcome[RunReport]]) -> None:
-    """The runs an `apply --all` made, root by root, for `undo --all`."""
-    from clarity.fsio import write_atomic
-    from clarity.locations import state_dir
-
-    runs = {
-        os.fsdecode(outcome.root.plans_dir): outcome.result.run
-        for outcome in outcomes
-        if outcome.result is not None and outcome.result.run is not None
-    }
-    folder = state_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / EVERY_ROOT_RUNS, json.dumps(runs, indent=2).encode() + b"\n")
-
-
-def every_root_apply() -> dict[str, str]:
-    """plans dir -> the run the latest `apply --all` made there; {} when none is known."""
-    from clarity.locations import state_dir
-
-    try:
-        runs = json.loads((state_dir() / EVERY_ROOT_RUNS).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(runs, dict):
-        return {}
-    return {k: v for k, v in runs.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def undo_every_root(
-    settings: Settings, roots: Roots, run_one: Callable[[Settings], RunReport]
-) -> list[RootOutcome[RunReport]]:
-    """Undo, in each root, the run the latest `apply --all` made there, if it is still the
-    latest run of that root (a later one is undone there, by name, by the person)."""
-    from clarity.state import DirState
-
-    runs = every_root_apply()
-    chosen = Roots(
-        tuple(root for root in roots.roots if os.fsdecode(root.plans_dir) in runs),
-        roots.passed_over,
-    )
-
-    def undo_one(root_settings: Settings) -> RunReport:
-        made = runs[os.fsdecode(root_settings.plans_dir)]
-        files = DirState.for_plans_dir(root_settings.plans_dir).run_files()
-        latest = files[-1].name if files else None
-        if latest != made:
-            from clarity.hints import clarity_command, dir_options
-
-            again = clarity_command("undo", options=dir_options(root_settings))
-            raise ClarityError(
-                f"apply --all ran {made} here, but {latest} ran since; undo here with {again}"
-            )
-        return run_one(root_settings)
-
-    outcomes = for_each_root(settings, chosen, undo_one)
-    undone = {os.fsdecode(o.root.plans_dir) for o in outcomes if o.result is not None}
-    if undone:
-        from clarity.fsio import write_atomic
-        from clarity.locations import state_dir
-
-        left = {folder: run for folder, run in runs.items() if folder not in undone}
-        write_atomic(state_dir() / EVERY_ROOT_RUNS, json.dumps(left, indent=2).encode() + b"\n")
     return outcomes

@@ -24,7 +24,7 @@ from clarity.executor.journal import RunLog, Runs, load_runs
 from clarity.executor.mover import extractive_summary
 from clarity.executor.records import RunKind
 from clarity.executor.recovery import recover
-from clarity.executor.results import RunReport
+from clarity.executor.results import RunReport as RunReport  # the report every run gives
 from clarity.executor.undo import UndoPlan, plan_undo, undo
 from clarity.hints import clarity_command, dir_options
 from clarity.judge.classifier import (

@@ -99,3 +99,11 @@ def put_back_lately(settings: Settings, now: datetime) -> Mapping[str, float]:
 
     state = DirState.for_plans_dir(settings.plans_dir)
     return restored_plans(state, now, settings.thresholds.dormant_days)
+
+
+def check_plans_folder(settings: Settings) -> None:
+    """That the plans dir settings name is there and is a folder (and its archive can be
+    beside it): one line saying what to do, else (a schedule installs nothing for it)."""
+    from clarity.judge.scan import check_plans_dir
+
+    check_plans_dir(settings)

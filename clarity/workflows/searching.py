@@ -11,7 +11,8 @@ from clarity.errors import ClarityError
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.search import Found, SearchRequest
+    from clarity.model import SearchRequest
+    from clarity.search import Found
 
 
 def one_root_named(settings: Settings) -> bool:

@@ -110,7 +110,15 @@ def test_apply_of_an_older_scan_keeps_the_plan_named_current(cli, plans_dir: Pat
 
 
 @pytest.mark.parametrize(
-    "name", ["tab\tname.md", "esc\x1b[2Jclear.md", "two\nlines.md", "it's a \\ plan.md", "ok.md"]
+    "name",
+    [
+        "tab\tname.md",
+        "esc\x1b[2Jclear.md",
+        "two\nlines.md",
+        "it's a \\ plan.md",
+        "ok.md",
+        "bytes\udcff\udcfe-not-utf8.md",  # as Python holds a name's bytes: \xff, not \udcff
+    ],
 )
 def test_a_hint_names_a_file_with_control_characters_as_bash_reads_it(name: str):
     import subprocess

@@ -270,3 +270,130 @@ def test_a_plans_directory_that_is_the_project_itself_is_passed_over(cli, machin
     document = cli("roots", "--json").json()
     assert str(machine["alpha"]) not in [r["plans_dir"] for r in document["roots"]]
     assert any(p["path"] == str(machine["alpha"]) for p in document["passed_over"])
+
+
+def test_a_repositorys_own_config_runs_nothing(cli, machine, tmp_path: Path) -> None:
+    # git would start core.fsmonitor's program for ls-files: a cloned repository's config
+    ran = tmp_path / "ran"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    hook.chmod(0o755)
+    _git(machine["delta"], "config", "core.fsmonitor", str(hook))
+    result = cli("scan", "--all", "--json", "--now", NOW_ISO)
+    assert result.exit_code == 0, result.stderr
+    assert not ran.exists()
+    plans = {plan["name"]: plan for plan in result.json()["plans"]}
+    assert plans["delta-tracked.md"]["action"] == "report"  # git still said what it tracks
+    assert plans["delta-new.md"]["action"] == "archive"
+
+
+def test_folders_that_hold_a_projects_own_files_are_never_taken_for_plans(
+    cli, machine, isolated_home: Path
+) -> None:
+    # a user-wide plansDirectory "." makes every folder Claude Code starts in "the plans"
+    (machine["claude"] / "settings.json").write_text(json.dumps({"plansDirectory": "."}))
+    notes = isolated_home / "notes"
+    _plan(notes, "todo.md", "noteword")
+    _worked_in(machine["claude"], notes)
+    bare = isolated_home / "bare"  # a project of its own: CLAUDE.md, README.md, no git
+    _settings(bare, "settings.json", ".")
+    _plan(bare, "CLAUDE.md", "memoryword")
+    _worked_in(machine["claude"], bare)
+    gitty = isolated_home / "gitty"
+    _settings(gitty, "settings.json", ".git")
+    _git(gitty, "init", "-q")
+    _plan(gitty / ".git", "notes.md", "gitword")
+    _worked_in(machine["claude"], gitty)
+
+    document = cli("roots", "--json").json()
+    found = {r["plans_dir"] for r in document["roots"]}
+    passed = {p["path"]: p["reason"] for p in document["passed_over"]}
+    for folder in (notes, bare, gitty / ".git"):
+        assert str(folder) not in found
+        assert str(folder) in passed, passed
+    applied = cli("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
+    assert applied.exit_code == 0, applied.stderr
+    assert (notes / "todo.md").exists() and (bare / "CLAUDE.md").exists()
+    assert (gitty / ".git" / "notes.md").exists()
+
+
+def test_a_name_too_long_for_the_system_stops_no_other_folder(cli, machine) -> None:
+    long_cwd = machine["alpha"].parent / ("a" * 300)  # past NAME_MAX: every stat fails
+    session = Session("s-long", start=NOW, cwd=str(long_cwd)).user("hello")
+    session.save(machine["claude"], project="-long")
+    deep = machine["alpha"].parent / ("b" * 200)
+    _settings(deep, "settings.json", "p" * 250)  # its archive beside would be past NAME_MAX
+    _plan(deep / ("p" * 250), "deep-plan.md", "deepword")
+    _worked_in(machine["claude"], deep)
+
+    result = cli("roots", "--json")
+    assert result.exit_code == 0, result.stderr
+    document = result.json()
+    assert str(deep / ("p" * 250)) in {r["plans_dir"] for r in document["roots"]}
+    assert any(p["path"] == str(long_cwd) for p in document["passed_over"])
+    scanned = cli("scan", "--all", "--json", "--now", NOW_ISO)
+    assert scanned.exit_code == 0, scanned.stderr
+    assert "deep-plan.md" in {plan["name"] for plan in scanned.json()["plans"]}
+
+
+def test_apply_all_carries_out_the_folders_scan_all_reviewed(cli, machine) -> None:
+    scanned = cli("scan", "--all", "--now", NOW_ISO)
+    assert scanned.exit_code == 0, scanned.stderr
+    moved = machine["beta"].with_name("beta-moved")
+    machine["beta"].rename(moved)  # a reviewed folder gone before apply: said, not dropped
+    applied = cli("apply", "--all", "--yes", "--json")
+    assert applied.exit_code == 1
+    roots = {r["plans_dir"]: r for r in applied.json()["roots"]}
+    assert "does not exist" in roots[str(machine["beta"] / "plans")]["error"]
+    assert roots[str(machine["alpha"] / "docs" / "plans")]["counts"]["done"] == 1
+    assert (moved / "plans" / "beta-plan.md").exists()
+
+
+def test_apply_all_needs_a_reviewed_scan_all(cli, machine) -> None:
+    refused = cli("apply", "--all", "--yes")
+    assert refused.exit_code == 2
+    assert "clarity scan --all first" in refused.stderr
+
+
+def test_undo_all_reaches_a_folder_no_longer_found(
+    cli, machine, isolated_home: Path, monkeypatch
+) -> None:
+    work = isolated_home / ".claude-work"
+    _plan(work / "plans", "work-plan.md", "workword")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(work))
+    applied = cli("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
+    assert applied.exit_code == 0, applied.stderr
+    assert not (work / "plans" / "work-plan.md").exists()
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")  # its plans folder is no root now
+    undone = cli("undo", "--all", "--yes")
+    assert undone.exit_code == 0, undone.stderr
+    assert (work / "plans" / "work-plan.md").exists()
+    assert (machine["alpha"] / "docs" / "plans" / "alpha-plan.md").exists()
+
+
+def test_a_projects_archive_stays_put_whatever_claude_config_dir_says(
+    cli, machine, isolated_home: Path, monkeypatch
+) -> None:
+    def alpha_archive() -> str:
+        roots = cli("roots", "--json").json()["roots"]
+        return next(
+            r["archive_dir"]
+            for r in roots
+            if r["plans_dir"] == str(machine["alpha"] / "docs" / "plans")
+        )
+
+    before = alpha_archive()
+    (isolated_home / ".claude-work" / "projects").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(isolated_home / ".claude-work"))
+    assert alpha_archive() == before
+
+
+def test_a_project_whose_first_prompt_is_long_is_still_found(cli, machine) -> None:
+    alpha_transcripts = machine["claude"] / "projects"
+    for transcript in alpha_transcripts.rglob("s-alpha.jsonl"):
+        transcript.unlink()
+    session = Session("s-long-prompt", start=NOW, cwd=str(machine["alpha"]))
+    session.user("Please read all of this: " + "words " * 100_000)  # one record of 600 KB
+    session.save(machine["claude"], project="-alpha-long")
+    roots = {r["plans_dir"] for r in cli("roots", "--json").json()["roots"]}
+    assert str(machine["alpha"] / "docs" / "plans") in roots

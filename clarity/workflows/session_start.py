@@ -1,4 +1,5 @@
-"""What the SessionStart hook says, worked out by a scan (the hook calls it on a miss).
+"""What the SessionStart hook says, worked out by a scan (the hook calls it on a miss): the
+session summary, a use case as any other.
 
 The scan is `clarity scan`'s own, with the settings the CLI would resolve in
 the session's folder and the facts cache of that plans directory, so a plan
@@ -13,13 +14,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from clarity.claude_code.hook_watch import HORIZON_DAYS, listing, stamp, watched
 from clarity.config import Settings, load_settings
 from clarity.judge.scan import scan
 from clarity.model import PlanClass, ScanReport, Verdict
 from clarity.plans.facts_cache import FactsCache
 from clarity.state import DirState
 from clarity.workflows.scanning import put_back_lately
+from clarity.workflows.session_watch import HORIZON_DAYS, listing, stamp, watched
 
 
 def cleanup_left(report: ScanReport, verdict: Verdict) -> float | None:

@@ -1,8 +1,8 @@
 """What the SessionStart hook watches to know that nothing changed since its last scan: the
 plans' listing and the settings files that choose the plans dir (standard library only).
 
-The hook (hook.py) compares them with its memo; the scan behind it (hook_scan.py)
-records them beside what it found.
+The hook (claude_code/hook.py) compares them with its memo; the scan behind it
+(session_start.py) records them beside what it found.
 """
 
 # ruff: noqa: PTH116, PTH118, PTH120
