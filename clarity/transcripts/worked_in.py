@@ -91,10 +91,11 @@ def _first_cwd(transcript: Path) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        rest, head = b"", []
-        while sum(map(len, head)) < HEAD_BYTES:
+        rest, head, read = b"", bytearray(), 0
+        while read < HEAD_BYTES:
             piece = os.read(fd, PIECE_BYTES)
-            head.append(piece)
+            head += piece
+            read += len(piece)
             lines = (rest + piece).split(b"\n")
             rest = lines.pop() if piece else b""  # a line the next piece goes on with
             for line in lines:
@@ -104,7 +105,7 @@ def _first_cwd(transcript: Path) -> str | None:
             if not piece:
                 return None
         # A first record longer than the head (a long first prompt): its cwd, near its start.
-        return _cwd_in(b"".join(head))
+        return _cwd_in(bytes(head))
     except OSError:
         return None
     finally:

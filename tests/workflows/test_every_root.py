@@ -377,7 +377,7 @@ def test_a_projects_archive_stays_put_whatever_claude_config_dir_says(
     def alpha_archive() -> str:
         roots = cli("roots", "--json").json()["roots"]
         return next(
-            r["archive_dir"]
+            str(r["archive_dir"])
             for r in roots
             if r["plans_dir"] == str(machine["alpha"] / "docs" / "plans")
         )
