@@ -16,7 +16,7 @@ import json
 import statistics
 import sys
 
-from bench.run import Bench, Figure, clarity_command, take_turns
+from bench.harness import Bench, Figure, clarity_command, take_turns
 from bench.search import WORD, _archive
 
 _IN_SERVER = """

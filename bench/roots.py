@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from bench.corpus import NOW
-from bench.run import Bench, Figure, clarity_command, settle, take_turns
+from bench.harness import Bench, Figure, clarity_command, settle, take_turns
 
 ROOTS = 20
 

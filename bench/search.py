@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from bench.corpus import NOW
-from bench.run import Bench, Figure, clarity_command, settle, take_turns
+from bench.harness import Bench, Figure, clarity_command, settle, take_turns
 
 WORD = "search index"  # a topic in the corpus's titles: many hits, ranked
 _QUERY = """
