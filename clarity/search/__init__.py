@@ -104,7 +104,7 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
     state = DirState.for_plans_dir(settings.plans_dir)
     for attempt in (1, 2):
         try:
-            with SearchIndex.open(state) as index:
+            with SearchIndex.open(state, keep=bool(reuse_within)) as index:
                 known = _fresh(settings, reuse_within) if reuse_within else None
                 if known is None:
                     stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -114,17 +115,21 @@ class SearchIndex:
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, state: DirState, wait: float = WAIT_SECONDS) -> Iterator[SearchIndex]:
+    def open(
+        cls, state: DirState, wait: float = WAIT_SECONDS, *, keep: bool = False
+    ) -> Iterator[SearchIndex]:
         """The index, made anew when it is missing, damaged or of another version; used by
         one clarity at a time (a lock beside it: one that finds it damaged may remove it),
-        waiting up to `wait` seconds for another. Raises filelock.Timeout."""
+        waiting up to `wait` seconds for another. Raises filelock.Timeout. keep: the
+        connection stays open for the next open of the same file (a long-lived reader,
+        the MCP server, asking again and again)."""
         from filelock import FileLock
 
         path = index_file(state)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(f"{path}.lock", timeout=wait):
+        with FileLock(f"{path}.lock", timeout=wait), _KEPT_LOCK:
             try:
-                with cls._opened(path, wait) as index:
+                with cls._kept(path, wait) if keep else cls._opened(path, wait) as index:
                     yield index
             except sqlite3.OperationalError:
                 raise  # locked, the disk, a query: not damage
@@ -146,6 +151,36 @@ class SearchIndex:
             yield cls(db)
         finally:
             db.close()
+
+    @classmethod
+    @contextlib.contextmanager
+    def _kept(cls, path: Path, wait: float) -> Iterator[SearchIndex]:
+        """The connection kept from the last open of this very file (the same inode: an
+        index made anew since is opened anew), else a new one, kept after."""
+        try:
+            info = path.stat()
+            identity: tuple[Path, int, int] | None = (path, info.st_ino, info.st_dev)
+        except OSError:
+            identity = None
+        known = _KEPT.get("index")
+        if known is not None and known[0] == identity:
+            db = known[1]
+        else:
+            _forget_kept()
+            try:
+                db = _connect(path, wait, threads=True)
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError:
+                remove_index(path)
+                db = _connect(path, wait, threads=True)
+            info = path.stat()
+            _KEPT["index"] = ((path, info.st_ino, info.st_dev), db)
+        try:
+            yield cls(db)
+        except BaseException:
+            _forget_kept()  # damaged, or cut short: the next open connects anew
+            raise
 
     # -- keeping it up to date ------------------------------------------------
 
@@ -435,8 +470,20 @@ def _update_row(verdict: Verdict) -> tuple[str | None, ...]:
     return (*values, stored(verdict.name), verdict.stamp, *values)
 
 
-def _connect(path: Path, wait: float) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=wait, isolation_level=None)
+# One connection a long-lived reader keeps (SearchIndex.open(keep=True)); its lock makes
+# the server's worker threads take turns with it.
+_KEPT: dict[str, tuple[tuple[Path, int, int], sqlite3.Connection]] = {}
+_KEPT_LOCK = threading.RLock()
+
+
+def _forget_kept() -> None:
+    known = _KEPT.pop("index", None)
+    if known is not None:
+        known[1].close()
+
+
+def _connect(path: Path, wait: float, *, threads: bool = False) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=wait, isolation_level=None, check_same_thread=not threads)
     try:
         db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
         version = db.execute("PRAGMA user_version").fetchone()[0]
@@ -444,7 +491,9 @@ def _connect(path: Path, wait: float) -> sqlite3.Connection:
             if version != 0:
                 db.close()
                 remove_index(path)
-                db = sqlite3.connect(path, timeout=wait, isolation_level=None)
+                db = sqlite3.connect(
+                    path, timeout=wait, isolation_level=None, check_same_thread=not threads
+                )
             db.executescript(_TABLES)
             db.execute(f"PRAGMA user_version = {SCHEMA}")
         # A cache: written without a journal's second copy or fsyncs (1.35 s against 1.96 s

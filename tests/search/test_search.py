@@ -299,3 +299,27 @@ def test_the_weekly_run_records_its_verdicts_for_search(cli, shelved: Path, monk
         "dormant after 3" in after["見直し計画.md"]["reason"]
         or "> 3" in (after["見直し計画.md"]["reason"])
     )
+
+
+def test_a_long_lived_reader_sees_an_index_made_anew_and_a_plan_added(plans_dir: Path) -> None:
+    # the MCP server's way: its connection kept, a refresh reused while nothing changed
+    import os as _os
+
+    from clarity.config import load_settings
+    from clarity.model import SearchRequest
+    from clarity.search.where import index_file
+    from clarity.workflows.searching import search_plans
+
+    make_files(plans_dir, {"first.md": Plan("# First plan\n\nalphaword here\n", 3)})
+    settings = load_settings({"plans_dir": str(plans_dir)}, _os.environ, Path.cwd())
+
+    def names(word: str) -> list[str]:
+        found = search_plans(settings, SearchRequest(word), reuse_within=60.0)
+        return [hit.name for hit in found.hits]
+
+    assert names("alphaword") == ["first.md"]
+    index = index_file(DirState.for_plans_dir(plans_dir))
+    index.unlink()  # another clarity found it damaged and removed it
+    make_files(plans_dir, {"second.md": Plan("# Second plan\n\nbetaword here\n", 2)})
+    assert names("betaword") == ["second.md"]
+    assert names("alphaword") == ["first.md"]
