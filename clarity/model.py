@@ -304,3 +304,15 @@ class SearchRequest:
     plan_class: str | None = None
     since: datetime | None = None
     limit: int | None = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRequest:
+    """What a scan is asked for, beside the settings: built once by the entry point (the
+    CLI's options, the MCP server's arguments, the hook's moment) and carried into the
+    core as one value."""
+
+    now: datetime  # classify as of this moment
+    current: tuple[str, ...] = ()  # plans named as the current session's (--current)
+    session: str | None = None  # the Claude Code session clarity runs for: its plans are current
+    project: Path | None = None  # report only the plans of sessions that worked there

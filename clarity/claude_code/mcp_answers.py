@@ -126,17 +126,18 @@ def list_plans(
 
 def _live(settings: Settings, folder: str | None) -> tuple[list[Listed], list[str]]:
     """The live plans as a scan that records nothing sees them, newest first."""
+    from clarity.model import ScanRequest
     from clarity.render.json_report import scan_document
     from clarity.workflows.scanning import run_scan
 
     notes: list[str] = []
+    request = ScanRequest(
+        datetime.now().astimezone(), project=None if folder is None else Path(folder)
+    )
     report = run_scan(
         settings,
-        datetime.now().astimezone(),
-        (),
-        None,
+        request,
         notes.append,
-        project=None if folder is None else Path(folder),
         record=False,
         settle=False,  # a read-only tool: a killed run is left to the next apply
     )

@@ -14,6 +14,7 @@ from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
     from clarity.config import Settings
+    from clarity.model import ScanRequest
 
 # Help is plain text (cli/app.py): a [default: ...] here is shown as written. These
 # options default to None so that the environment and the config file can set them
@@ -165,6 +166,19 @@ def given_path(value: str, option: str) -> Path:
     if not value.strip():
         raise ClarityError(f"{option}: is empty (an unset shell variable?); give a path")
     return expand_home(value)
+
+
+def scan_request(
+    now: str | None,
+    current: list[str] | None,
+    session: str | None,
+    project: Path | None = None,
+) -> ScanRequest:
+    """What a command asks its scan for, from its options: built once, carried as one value."""
+    from clarity.cli.clock import parse_now
+    from clarity.model import ScanRequest
+
+    return ScanRequest(parse_now(now), tuple(current_values(current)), session, project)
 
 
 def current_values(current: list[str] | None) -> list[str]:

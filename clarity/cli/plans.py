@@ -26,9 +26,9 @@ from clarity.cli.options import (
     StaleDaysOption,
     YesOption,
     check_one_root_options,
-    current_values,
     given_path,
     note,
+    scan_request,
     settings_from,
 )
 from clarity.errors import ClarityError
@@ -108,24 +108,20 @@ def scan(
             "run clarity scan --output PATH yourself (without --print-only) to save one"
         )
     settings = settings_from(locals())._replace(include_tracked=include_tracked)
-    from clarity.cli.clock import parse_now
 
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
     from clarity.workflows.scanning import run_scan
 
     where = None if project is None else given_path(project, "--project").absolute()
-    as_of = parse_now(now)
+    request = scan_request(now, current, session, where)
 
     def scan_one(chosen: Settings) -> ScanReport:
         return run_scan(
             chosen,
-            as_of,
-            current_values(current),
-            session,
+            request,
             note,
             progress=bar,
-            project=where,
             record=record,
             # The skill's report (pre-approved as changing nothing) and a report nobody
             # reviews leave a killed run to the next apply: they never move a file.
@@ -306,21 +302,18 @@ def apply(
                 "--dormant-days": dormant_days,
             },
         )
-    from clarity.cli.clock import parse_now
     from clarity.render.run_report import preview_lines
     from clarity.workflows.runs import run_apply
 
     bar = ProgressBar(chosen_format is not Format.JSON)
     confirm = asking(yes, "apply", chosen_format, preview_lines, bar=bar)
-    as_of = parse_now(now)
+    request = scan_request(now, current, session)
 
     def apply_one(chosen: Settings) -> RunReport:
         return run_apply(
             chosen,
-            as_of,
-            current_values(current),
+            request,
             rescan=rescan,
-            session=session,
             confirm=confirm,
             progress=bar,
             proposal_id=proposal,
@@ -398,12 +391,9 @@ def archive(
     """Archive the plans you name, with their sub-plans: any plan but one a live session uses."""
     settings = settings_from(locals())._replace(include_tracked=include_tracked)
     chosen_format = choose_format(json_output, output_format)
-    from clarity.cli.clock import parse_now
     from clarity.render.run_report import preview_lines
     from clarity.workflows.runs import run_archive
 
     confirm = asking(yes, "archive", chosen_format, preview_lines)
-    report = run_archive(
-        settings, parse_now(now), names, current_values(current), session, confirm=confirm
-    )
+    report = run_archive(settings, scan_request(now, current, session), names, confirm=confirm)
     return print_run_report(report, chosen_format)

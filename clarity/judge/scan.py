@@ -21,6 +21,7 @@ from clarity.model import (
     PlanFacts,
     PlanSessions,
     ScanReport,
+    ScanRequest,
     Verdict,
 )
 from clarity.plans.facts_cache import FactsCache
@@ -223,21 +224,19 @@ def _tracked_note(tracked: Tracked, settings: Settings) -> tuple[str, ...]:
 
 def scan(
     settings: Settings,
-    now: datetime,
-    current: Iterable[str] = (),
-    session: str | None = None,
+    request: ScanRequest,
+    *,
     progress: Progress | None = None,
     cache: FactsCache | None = None,
     review: Review | None = None,
-    project: Path | None = None,
-    *,
     go_on: bool = False,
     restored: Mapping[str, float] = NOTHING_RESTORED,
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
-    session is the id of the Claude Code session clarity runs for: its plans
-    are the current ones, however long ago it last wrote. cache: facts of
+    request: the moment, the plans named current, the Claude Code session clarity runs
+    for (its plans are current, however long ago it last wrote), and the project whose
+    plans alone are reported. cache: facts of
     plans unchanged since they were last read. review: the agent, asked about
     the dormant plans; its `finished` verdicts decide where the person let
     them (agent_archives). project: report only that project's plans. go_on:
@@ -246,6 +245,7 @@ def scan(
     restored: plans a person put back from the archive lately, and when (the workflow
     reads them from past runs' journals: the judge reads no journal).
     """
+    now, current, session, project = request.now, request.current, request.session, request.project
     check_plans_dir(settings)
     try:
         listing = read_plans_dir(settings.plans_dir, progress, cache)
@@ -300,13 +300,11 @@ def scan(
 
 def scan_and_propose(
     settings: Settings,
-    now: datetime,
-    current: Iterable[str],
-    session: str | None,
-    progress: Progress | None,
+    request: ScanRequest,
     state: DirState,
+    *,
+    progress: Progress | None = None,
     review: Review | None = None,
-    project: Path | None = None,
     restored: Mapping[str, float] = NOTHING_RESTORED,
 ) -> tuple[ScanReport, Proposal]:
     """Scan with what the last scan of this directory read, and propose its moves.
@@ -316,7 +314,7 @@ def scan_and_propose(
     """
     cache = FactsCache.load(state.facts_cache_file)
     report = scan(
-        settings, now, current, session, progress, cache, review, project, restored=restored
+        settings, request, progress=progress, cache=cache, review=review, restored=restored
     )
     proposal = build_proposal(report, progress)
     cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)

@@ -18,7 +18,7 @@ from pathlib import Path
 from clarity.config import Settings, load_settings
 from clarity.errors import ClarityError
 from clarity.judge.scan import scan
-from clarity.model import ScanReport
+from clarity.model import ScanReport, ScanRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ def run_demo(directory: Path | None, now: datetime) -> tuple[ScanReport, Path | 
     """
     if directory is not None:
         plans_dir = lay_out_sample(directory, now)
-        return scan(sample_settings(plans_dir), now), plans_dir
+        return scan(sample_settings(plans_dir), ScanRequest(now)), plans_dir
     with tempfile.TemporaryDirectory(prefix="clarity-demo-") as temporary:
         plans_dir = lay_out_sample(Path(temporary) / "plans", now)
-        return scan(sample_settings(plans_dir), now)._replace(gone=True), None
+        return scan(sample_settings(plans_dir), ScanRequest(now))._replace(gone=True), None

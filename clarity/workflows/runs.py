@@ -44,7 +44,7 @@ from clarity.judge.scan import (
     scan,
     scan_and_propose,
 )
-from clarity.model import Action, Summarizer
+from clarity.model import Action, ScanRequest, Summarizer
 from clarity.progress import Progress
 from clarity.state import DirState
 
@@ -151,10 +151,8 @@ def in_use_now(
 
 def run_apply(
     settings: Settings,
-    now: datetime,
-    current: Iterable[str],
+    request: ScanRequest,
     *,
-    session: str | None = None,
     rescan: bool,
     confirm: ConfirmApply,
     progress: Progress | None = None,
@@ -174,12 +172,10 @@ def run_apply(
         return not declined[-1]
 
     with state.lock():
-        report = _apply_locked(
-            settings, state, now, current, session, rescan, asked, progress, proposal_id
-        )
+        report = _apply_locked(settings, state, request, rescan, asked, progress, proposal_id)
         if any(declined):  # the person said no: clarity writes nothing at all
             return report
-        return _with_texts_kept(report, settings, state, now, trusted=True)
+        return _with_texts_kept(report, settings, state, request.now, trusted=True)
 
 
 def _with_texts_kept(
@@ -223,15 +219,14 @@ def _with_texts_kept(
 def _apply_locked(
     settings: Settings,
     state: DirState,
-    now: datetime,
-    current: Iterable[str],
-    session: str | None,
+    request: ScanRequest,
     rescan: bool,
     confirm: ConfirmApply,
     progress: Progress | None,
     proposal_id: str | None,
 ) -> RunReport:
     """run_apply's work, with the plans dir's lock held."""
+    now, current, session = request.now, request.current, request.session
     notes, journals = settle_before_run(state)
     advisor = _advisor(settings)
     if rescan:
@@ -242,12 +237,10 @@ def _apply_locked(
             review = dormant_reviewer(advisor, settings.agent.plan_bytes)
         scanned, proposal = scan_and_propose(
             settings,
-            now,
-            current,
-            session,
-            progress,
+            request,
             state,
-            review,
+            progress=progress,
+            review=review,
             restored=restored_plans(state, now, settings.thresholds.dormant_days),
         )
         save_proposal(state, proposal)
@@ -308,10 +301,8 @@ def run_label(log: RunLog) -> str:
 
 def run_archive(
     settings: Settings,
-    now: datetime,
+    request: ScanRequest,
     names: Iterable[str],
-    current: Iterable[str],
-    session: str | None = None,
     *,
     confirm: ConfirmApply,
 ) -> RunReport:
@@ -324,8 +315,8 @@ def run_archive(
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes, _ = settle_before_run(state)
-        restored = restored_plans(state, now, settings.thresholds.dormant_days)
-        scanned = scan(settings, now, current, session, restored=restored)
+        restored = restored_plans(state, request.now, settings.thresholds.dormant_days)
+        scanned = scan(settings, request, restored=restored)
         proposal = archive_proposal(scanned, names)
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
@@ -337,7 +328,7 @@ def run_archive(
         report = dataclasses.replace(
             report, notes=(*notes, *report.notes), agent=usage, dir_options=dir_options(settings)
         )
-        return _with_texts_kept(report, settings, state, now, trusted=False)
+        return _with_texts_kept(report, settings, state, request.now, trusted=False)
 
 
 def _advisor(settings: Settings) -> Advisor | None:

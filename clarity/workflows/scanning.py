@@ -9,9 +9,8 @@ returns is a ScanReport for a renderer, and what it has to say on the way
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
@@ -19,7 +18,7 @@ from clarity.state import DirState
 
 if TYPE_CHECKING:
     from clarity.config import Settings
-    from clarity.model import ScanReport
+    from clarity.model import ScanReport, ScanRequest
     from clarity.progress import Progress
 
 Note = Callable[[str], None]
@@ -32,13 +31,10 @@ UNSETTLED = (
 
 def run_scan(
     settings: Settings,
-    now: datetime,
-    current: Iterable[str],
-    session: str | None,
+    request: ScanRequest,
     note: Note,
     *,
     progress: Progress | None = None,
-    project: Path | None = None,
     record: bool = True,
     settle: bool = True,
 ) -> ScanReport:
@@ -68,16 +64,13 @@ def run_scan(
         review = dormant_reviewer(advisor, settings.agent.plan_bytes)
     report, proposal = scan_and_propose(
         settings,
-        now,
-        current,
-        session,
-        progress,
+        request,
         state,
-        review,
-        project,
-        restored=put_back_lately(settings, now),
+        progress=progress,
+        review=review,
+        restored=put_back_lately(settings, request.now),
     )
-    if project is None:  # a project's report leaves the other plans out: not their verdicts
+    if request.project is None:  # a project's report leaves the other plans out: not their verdicts
         from clarity.search import remember_scan
 
         remember_scan(state, report)

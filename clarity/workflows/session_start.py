@@ -16,7 +16,7 @@ from typing import Any
 
 from clarity.config import Settings, load_settings
 from clarity.judge.scan import scan
-from clarity.model import PlanClass, ScanReport, Verdict
+from clarity.model import PlanClass, ScanReport, ScanRequest, Verdict
 from clarity.plans.facts_cache import FactsCache
 from clarity.state import DirState
 from clarity.workflows.scanning import put_back_lately
@@ -130,7 +130,7 @@ def _found(settings: Settings, moment: datetime, stop_at: float) -> dict[str, An
     cache = FactsCache.load(state.facts_cache_file)
     # go_on: a hook cut short by its deadline goes on next time where it stopped.
     restored = put_back_lately(settings, moment)
-    report = scan(settings, moment, cache=cache, go_on=True, restored=restored)
+    report = scan(settings, ScanRequest(moment), cache=cache, go_on=True, restored=restored)
     cache.save(state.facts_cache_file)
     plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
     lefts = ((v.name, cleanup_left(report, v)) for v in plans)
