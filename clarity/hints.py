@@ -9,6 +9,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,6 +29,25 @@ def dir_options(settings: Settings) -> tuple[str, ...]:
         if settings.sources[key].startswith("option"):
             chosen += [option, str(getattr(settings, key))]
     return tuple(chosen)
+
+
+@dataclass(frozen=True, slots=True)
+class Again:
+    """How to say a command again on the same plans (SPEC 6): the options that chose the
+    directories, and, after a scan, those that shaped it (--now, thresholds...). Built by
+    the entry point from what it was given and handed to the renderer beside a report:
+    never inside a core value."""
+
+    dirs: tuple[str, ...] = ()
+    scan: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, settings: Settings, scan: Sequence[str] = ()) -> Again:
+        return cls(dir_options(settings), tuple(scan))
+
+    def command(self, verb: str, *args: str) -> str:
+        """`clarity VERB ARGS...` with the directory options."""
+        return clarity_command(verb, *args, options=self.dirs)
 
 
 _GIVEN: set[str] = set()  # every command this run wrote into a text, for render.fit

@@ -215,8 +215,6 @@ class ScanReport(NamedTuple):
     notes: tuple[str, ...] = ()  # things the reader of the report should know
     projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
     proposal: str | None = None  # the id apply knows this scan by; None: not recorded
-    dir_options: tuple[str, ...] = ()  # what chose the directories, for hints (hints.py)
-    scan_options: tuple[str, ...] = ()  # what else shaped this scan (--now, thresholds...)
     gone: bool = False  # its plans dir is removed once shown (the demo's): no command acts on it
 
     def project(self, verdict: Verdict) -> str | None:

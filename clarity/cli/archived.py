@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def _hint(settings: Settings, verb: str, *args: str) -> str:
     """A command to suggest, with the options that chose this run's directories (SPEC 6)."""
-    return hints.clarity_command(verb, *args, options=hints.dir_options(settings))
+    return hints.Again.of(settings).command(verb, *args)
 
 
 @app.command()
@@ -209,7 +209,7 @@ def restore(
     )
     confirm = asking(yes, "restore", chosen_format, preview)
     report = run_restore(settings, name, confirm=confirm)
-    code = print_run_report(report, chosen_format)
+    code = print_run_report(report, chosen_format, hints.Again.of(settings))
     if chosen_format is not Format.JSON and any(r.status == "done" for r in report.results):
         undo = _hint(settings, "undo")
         say([f"Changed your mind? {undo} puts it back in the archive."], err=True)

@@ -32,6 +32,7 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
+from clarity.hints import Again
 from clarity.render.output import say, terminal_width
 from clarity.render.terminal import (
     Format,
@@ -128,6 +129,22 @@ def scan(
             settle=record and not print_only,
         )
 
+    shaping = {
+        "--now": now,
+        "--stale-days": stale_days,
+        "--stale-bytes": stale_bytes,
+        "--dormant-days": dormant_days,
+        "--protect-hours": protect_hours,
+        "--session": session,
+        "--project": None if where is None else str(where),
+    }
+    scan_words = [
+        word
+        for option, value in shaping.items()
+        if value is not None
+        for word in (option, value if isinstance(value, str) else f"{value:g}")
+    ]
+    scan_words += [word for plan in current or [] for word in ("--current", plan)]
     if all_roots:
         from clarity.cli.roots import scan_every_root
 
@@ -141,6 +158,7 @@ def scan(
                 show_all=show_all,
                 output_file=saved,
                 record=record,
+                scan_words=tuple(scan_words),
             )
         finally:
             bar.close()
@@ -148,28 +166,12 @@ def scan(
         report = scan_one(settings)
     finally:
         bar.close()
-    shaping = {
-        "--now": now,
-        "--stale-days": stale_days,
-        "--stale-bytes": stale_bytes,
-        "--dormant-days": dormant_days,
-        "--protect-hours": protect_hours,
-        "--session": session,
-        "--project": None if where is None else str(where),
-    }
-    again = [
-        word
-        for option, value in shaping.items()
-        if value is not None
-        for word in (option, value if isinstance(value, str) else f"{value:g}")
-    ]
-    again += [word for plan in current or [] for word in ("--current", plan)]
-    report = report._replace(scan_options=tuple(again))
+    again = Again.of(settings, scan_words)
     if output is not None:
-        save_scan_report(report, chosen_format, given_path(output, "--output"))
+        save_scan_report(report, chosen_format, given_path(output, "--output"), again)
         note(f"report written to {output}")
         return 0
-    print_scan_report(report, chosen_format, show_all=show_all)
+    print_scan_report(report, chosen_format, again, show_all=show_all)
     if (
         chosen_format is not Format.JSON
         and report.proposal is not None
@@ -179,7 +181,10 @@ def scan(
         from clarity.render.layout import apply_command
 
         say(
-            [f"Review the above, then run {apply_command(report)} to carry out exactly this scan."],
+            [
+                f"Review the above, then run {apply_command(report, again)} to carry out "
+                "exactly this scan."
+            ],
             err=True,
         )
     return 0
@@ -223,7 +228,10 @@ def demo(
     chosen_format = choose_format(json_output, output_format)
     where = None if directory is None else given_path(directory, "--dir")
     report, kept = run_demo(where, parse_now(None))
-    print_scan_report(report, chosen_format)
+    # a kept sample's hints name its folder; a removed one's name nothing to act on
+    print_scan_report(
+        report, chosen_format, Again(() if kept is None else ("--plans-dir", str(kept)))
+    )
     if kept is None:
         lines = ["", "The sample was laid out in a temporary folder, now removed. To keep it:"]
         lines.append("  " + clarity_command("demo", "--dir", "clarity-demo"))
@@ -236,11 +244,10 @@ def demo(
 def _only_with_rescan(settings: Settings, given: dict[str, float | None]) -> None:
     """Thresholds decide the classes, which only a scan does: apply carries out the reviewed
     scan as it was, so a threshold it would ignore is an error, not a silent no-op."""
-    from clarity.hints import clarity_command, dir_options
 
     for option, value in given.items():
         if value is not None:
-            review = clarity_command("scan", option, f"{value:g}", options=dir_options(settings))
+            review = Again.of(settings).command("scan", option, f"{value:g}")
             raise ClarityError(
                 f"{option} changes how plans are classified, and apply carries out the scan "
                 f"you reviewed; review with {review}, or scan and apply at once with --rescan"
@@ -334,7 +341,7 @@ def apply(
         report = apply_one(settings)
     finally:
         bar.close()
-    return print_run_report(report, chosen_format)
+    return print_run_report(report, chosen_format, Again.of(settings))
 
 
 @app.command()
@@ -367,7 +374,7 @@ def undo(
         check_one_root_options(plans_dir, archive_dir)
         return undo_every_root(settings, undo_one, chosen_format)
     report = undo_one(settings)
-    return print_run_report(report, chosen_format)
+    return print_run_report(report, chosen_format, Again.of(settings))
 
 
 @app.command()
@@ -396,4 +403,4 @@ def archive(
 
     confirm = asking(yes, "archive", chosen_format, preview_lines)
     report = run_archive(settings, scan_request(now, current, session), names, confirm=confirm)
-    return print_run_report(report, chosen_format)
+    return print_run_report(report, chosen_format, Again.of(settings))

@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING
 from clarity.cli.app import app
 from clarity.cli.options import FormatOption, JsonOption, settings_from
 from clarity.errors import ClarityError
+from clarity.hints import Again
 from clarity.render import output
 from clarity.render.terminal import Format, choose_format
 
 if TYPE_CHECKING:
     from clarity.config import Settings
     from clarity.model import ScanReport
-    from clarity.workflows.roots import RootOutcome, Roots
+    from clarity.workflows.roots import PlansRoot, RootOutcome, Roots
     from clarity.workflows.runs import RunReport
 
 
@@ -52,6 +53,7 @@ def scan_every_root(
     show_all: bool,
     output_file: Path | None = None,
     record: bool = True,
+    scan_words: tuple[str, ...] = (),
 ) -> int:
     from clarity.render.roots_report import every_scan_text, print_each, scans_document
     from clarity.render.terminal import print_scan_report, save_report_text
@@ -61,16 +63,22 @@ def scan_every_root(
     outcomes = for_each_root(settings, _found(settings), scan_one)
     if record:  # what apply --all carries out, folder by folder
         remember_scans(outcomes)
+
+    from clarity.workflows.roots import settings_for
+
+    def again(root: PlansRoot) -> Again:  # each root's hints name its folder
+        return Again.of(settings_for(settings, root), scan_words)
+
     if output_file is not None:
-        save_report_text(output_file, lambda: every_scan_text(outcomes, chosen_format))
+        save_report_text(output_file, lambda: every_scan_text(outcomes, chosen_format, again))
         output.say([f"clarity: reports written to {output_file}"], err=True)
         return _failed(outcomes)
     if chosen_format is Format.JSON:
         output.send_json(scans_document(outcomes))
         return _failed(outcomes)
 
-    def print_one(report: ScanReport) -> None:
-        print_scan_report(report, chosen_format, show_all=show_all)
+    def print_one(root: PlansRoot, report: ScanReport) -> None:
+        print_scan_report(report, chosen_format, again(root), show_all=show_all)
 
     failed = print_each(outcomes, chosen_format, print_one)
     if any(o.result is not None and o.result.proposal and o.result.moves() for o in outcomes):
@@ -93,7 +101,7 @@ def apply_every_root(
     from clarity.workflows.roots import for_each_root
 
     roots = _found(settings) if rescan else reviewed_roots()
-    outcomes = _print_runs(for_each_root(settings, roots, apply_one), chosen_format)
+    outcomes = _print_runs(settings, for_each_root(settings, roots, apply_one), chosen_format)
     remember_applies(outcomes)
     return exit_code(outcomes)
 
@@ -110,19 +118,26 @@ def undo_every_root(
             "nothing to undo: no apply --all is on record (undo one folder's latest run "
             "with clarity undo --plans-dir DIR)"
         )
-    return exit_code(_print_runs(outcomes, chosen_format))
+    return exit_code(_print_runs(settings, outcomes, chosen_format))
 
 
 def _print_runs(
-    outcomes: list[RootOutcome[RunReport]], chosen_format: Format
+    settings: Settings, outcomes: list[RootOutcome[RunReport]], chosen_format: Format
 ) -> list[RootOutcome[RunReport]]:
     from clarity.render.roots_report import print_each, runs_document
     from clarity.render.terminal import print_run_report
+    from clarity.workflows.roots import settings_for
 
     if chosen_format is Format.JSON:
         output.send_json(runs_document(outcomes))
     else:
-        print_each(outcomes, chosen_format, lambda report: print_run_report(report, chosen_format))
+        print_each(
+            outcomes,
+            chosen_format,
+            lambda root, report: print_run_report(
+                report, chosen_format, Again.of(settings_for(settings, root))
+            ),
+        )
     return outcomes
 
 

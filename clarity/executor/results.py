@@ -40,7 +40,6 @@ class RunReport:
     problems: tuple[str, ...] = ()  # what failed besides a file: the index, a journal
     agent: AgentUsage | None = None  # set when the agent was asked for
     proposal: str | None = None  # apply: the id of the scan it carried out
-    dir_options: tuple[str, ...] = ()  # what chose the directories, for hints (hints.py)
 
     def counts(self) -> dict[str, int]:
         counts = {status.value: 0 for status in Status}

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from clarity.errors import ClarityError
-from clarity.hints import clarity_command
+from clarity.hints import Again
 from clarity.judge.proposal import Proposal, proposal_of, proposed_group
 from clarity.locations import expand_home
 from clarity.model import Action, Basis, ScanReport, Verdict
@@ -32,14 +32,15 @@ def _plan_name(value: str, plans_dir: Path) -> str:
     return path.name if path.name.endswith(".md") else f"{path.name}.md"
 
 
-def _check(value: str, name: str, verdict: Verdict | None, report: ScanReport) -> Verdict:
+def _check(
+    value: str, name: str, verdict: Verdict | None, report: ScanReport, again: Again
+) -> Verdict:
     if verdict is None:
         skipped = next((s for s in report.skipped if s.path.name == name), None)
         if skipped is not None:
             raise ClarityError(f"{value}: not archived: {skipped.reason}")
         raise ClarityError(
-            f"no plan named {name} in {report.plans_dir}; "
-            f"{clarity_command('scan', options=report.dir_options)} lists the plans"
+            f"no plan named {name} in {report.plans_dir}; {again.command('scan')} lists the plans"
         )
     if verdict.basis is Basis.IN_USE:
         raise ClarityError(
@@ -65,8 +66,9 @@ def _unknown(name: str, by_name: dict[str, Verdict]) -> str:
     return f"no plan named {name}{guess}"
 
 
-def archive_proposal(report: ScanReport, values: Iterable[str]) -> Proposal:
-    """A proposal that archives the named plans with their sub-plans, or a ClarityError."""
+def archive_proposal(report: ScanReport, values: Iterable[str], again: Again) -> Proposal:
+    """A proposal that archives the named plans with their sub-plans, or a ClarityError
+    (again: how the command it suggests names these plans' folder)."""
     by_name = {verdict.name: verdict for verdict in report.verdicts}
     chosen: dict[str, Verdict] = {}
     values = list(values)
@@ -78,11 +80,11 @@ def archive_proposal(report: ScanReport, values: Iterable[str]) -> Proposal:
     ]
     if unknown:  # every typo at once, each with the names it is close to
         said = "; ".join(_unknown(name, by_name) for name in unknown)
-        listing = clarity_command("scan", options=report.dir_options)
+        listing = again.command("scan")
         raise ClarityError(f"{said} in {report.plans_dir}; {listing} lists the plans")
     for value in values:
         name = names[value]
-        chosen[name] = _check(value, name, by_name.get(name), report)
+        chosen[name] = _check(value, name, by_name.get(name), report, again)
     if not chosen:
         raise ClarityError("name at least one plan to archive, e.g. clarity archive foo.md")
     groups = []

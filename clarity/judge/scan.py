@@ -11,7 +11,7 @@ from types import MappingProxyType
 from clarity.archive.layout import check_layout
 from clarity.config import Settings
 from clarity.errors import ClarityError, NoPlansYet
-from clarity.hints import clarity_command, dir_options
+from clarity.hints import clarity_command
 from clarity.judge.classifier import Evidence, Rules, classify
 from clarity.judge.proposal import Proposal, build_proposal
 from clarity.locations import expand_home
@@ -284,7 +284,6 @@ def scan(
             *unknown_current(current, settings.plans_dir, (p.name for p in listing.plans)),
         ),
         projects=sessions.projects,
-        dir_options=dir_options(settings),
     )
     if project is not None:
         report = in_project(report, project)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from clarity.hints import clarity_command
+from clarity.hints import Again
 from clarity.model import PlanClass, ScanReport
 from clarity.render.layout import URGENT_DAYS, Row, days_at_risk
 
@@ -59,20 +59,18 @@ def visible_rows(
     return rows[:cut] + urgent, len(rest) - len(urgent)
 
 
-def all_command(report: ScanReport, *extra: str) -> str:
+def all_command(again: Again, *extra: str) -> str:
     """The scan again, every plan listed: with the options that shaped this one."""
-    return clarity_command(
-        "scan", "--full", *extra, *report.scan_options, options=report.dir_options
-    )
+    return again.command("scan", "--full", *extra, *again.scan)
 
 
 def fold_line(
-    report: ScanReport,
+    again: Again,
     plan_class: PlanClass,
     folded: int,
     *extra: str,
     shown: Callable[[str], str] = str,
 ) -> str:
     """`... and N more completed; COMMAND lists them`, the command as `shown` writes it."""
-    command = shown(all_command(report, *extra))
+    command = shown(all_command(again, *extra))
     return f"... and {folded:,} more {plan_class.value}; {command} lists them"

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from clarity.hints import clarity_command
+from clarity.hints import Again
 from clarity.judge.classifier import follows_parent_reason
 from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
 from clarity.printable import display_name
@@ -94,7 +94,7 @@ _BASIS_WORDS = {
 }
 
 
-def proposal_line(report: ScanReport) -> str:
+def proposal_line(report: ScanReport, again: Again) -> str:
     """Which proposal this report is, so apply can be held to it."""
     if report.gone:
         return "A sample, laid out for this report and removed again: nothing here to apply."
@@ -103,13 +103,13 @@ def proposal_line(report: ScanReport) -> str:
     if not report.moves():
         return "Nothing for apply to do: no plan here is to be archived or trashed."
     when = report.now.strftime("%Y-%m-%d %H:%M")
-    return f"Proposal {report.proposal} ({when}): {apply_command(report)}"
+    return f"Proposal {report.proposal} ({when}): {apply_command(report, again)}"
 
 
-def apply_command(report: ScanReport) -> str:
+def apply_command(report: ScanReport, again: Again) -> str:
     """The command that carries out exactly this scan, on the same directories."""
     assert report.proposal is not None
-    return clarity_command("apply", "--proposal", report.proposal, options=report.dir_options)
+    return again.command("apply", "--proposal", report.proposal)
 
 
 def header_line(report: ScanReport) -> str:
@@ -178,26 +178,26 @@ def cleanup_text(left: int) -> str:
     return f"Claude Code deletes it in {left} day{'s' if left != 1 else ''}"
 
 
-def cleanup_lines(report: ScanReport) -> list[str]:
+def cleanup_lines(report: ScanReport, again: Again) -> list[str]:
     """The retention rule, and the way out, when a plan in the report is at risk."""
     retention = report.retention
     if retention is None or all(days_at_risk(report, v) is None for v in report.verdicts):
         return []
-    keep = clarity_command("archive", "NAME", options=report.dir_options)
+    keep = again.command("archive", "NAME")
     return [
         f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
         f"keep a plan with: {keep}"
     ]
 
 
-def decision_lines(report: ScanReport) -> list[str]:
+def decision_lines(report: ScanReport, again: Again) -> list[str]:
     """What to do about the plans that need a decision: said last, beside their list."""
-    lines = cleanup_lines(report)
+    lines = cleanup_lines(report, again)
     if report.gone:
         return []  # its folder is gone: a command naming it would act on nothing
     if lines or not any(v.plan_class is PlanClass.DORMANT for v in report.verdicts):
         return lines
-    keep = clarity_command("archive", "NAME", options=report.dir_options)
+    keep = again.command("archive", "NAME")
     return [f"Dormant plans stay where they are until you decide; archive one with: {keep}"]
 
 

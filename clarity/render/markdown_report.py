@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
+from clarity.hints import Again
 from clarity.model import ScanReport
 from clarity.printable import (
     code,
@@ -43,7 +44,7 @@ def code_cell(text: str) -> str:
     return code(printable(text).replace("|", "\\|"))
 
 
-def scan_markdown(report: ScanReport, *, show_all: bool = False) -> str:
+def scan_markdown(report: ScanReport, again: Again, *, show_all: bool = False) -> str:
     """The report in Markdown, folded as the table is (render/folding.py) unless show_all:
     bounded whatever the number of plans, for the /clarity skill hands it to Claude."""
     lines = [f"## clarity: {cell(header_line(report))}", "", f"**{summary_line(report)}**"]
@@ -70,7 +71,7 @@ def scan_markdown(report: ScanReport, *, show_all: bool = False) -> str:
                 f"{cell(project_text(report.project(row.verdict)))} | {cell(reason)} |"
             )
         if folded:
-            line = fold_line(report, plan_class, folded, *_MARKDOWN, shown=code_cell)
+            line = fold_line(again, plan_class, folded, *_MARKDOWN, shown=code_cell)
             lines += ["", f"_{line}_"]
     if report.skipped:
         lines += ["", f"### Skipped ({len(report.skipped)})", ""]
@@ -78,12 +79,12 @@ def scan_markdown(report: ScanReport, *, show_all: bool = False) -> str:
             f"- {code(printable(display_name(str(s.path))))}: {cell(s.reason)}"
             for s in _some(report.skipped, show_all)
         ]
-        lines += _rest(report, len(report.skipped), show_all)
+        lines += _rest(again, len(report.skipped), show_all)
     evidence = decided_by_line(report)
     notes = [
         *([evidence] if evidence else []),
-        proposal_line(report),
-        *decision_lines(report),
+        proposal_line(report, again),
+        *decision_lines(report, again),
         *report.notes,
         *agent_lines(report.agent),
     ]
@@ -93,7 +94,7 @@ def scan_markdown(report: ScanReport, *, show_all: bool = False) -> str:
     if warnings:
         lines += ["", f"### Warnings ({len(warnings)})", ""]
         lines += [f"- {cell(line)}" for line in _some(warnings, show_all)]
-        lines += _rest(report, len(warnings), show_all)
+        lines += _rest(again, len(warnings), show_all)
     return printable_lines(lines)
 
 
@@ -105,8 +106,8 @@ def _some(items: Sequence[T], show_all: bool) -> Sequence[T]:
     return items if show_all or len(items) <= FOLD_OVER else items[:WARNINGS_SHOWN]
 
 
-def _rest(report: ScanReport, count: int, show_all: bool) -> list[str]:
+def _rest(again: Again, count: int, show_all: bool) -> list[str]:
     left = count - len(_some(range(count), show_all))
     if not left:
         return []
-    return [f"- ... and {left:,} more; {code(all_command(report, *_MARKDOWN))} lists them"]
+    return [f"- ... and {left:,} more; {code(all_command(again, *_MARKDOWN))} lists them"]

@@ -19,6 +19,7 @@ from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
     from clarity.executor.results import RunReport
+    from clarity.hints import Again
     from clarity.model import ScanReport
     from clarity.workflows.roots import PlansRoot, RootOutcome, Roots
 
@@ -70,7 +71,7 @@ def heading(root: PlansRoot, output_format: Format) -> list[str]:
 def print_each(
     outcomes: Sequence[RootOutcome[T]],
     output_format: Format,
-    print_one: Callable[[T], int | None],
+    print_one: Callable[[PlansRoot, T], int | None],
 ) -> int:
     """Each root's section in turn (text formats); exit 1 when one failed."""
     failed = 0
@@ -80,7 +81,7 @@ def print_each(
             failed = 1
             output.say([printable(f"clarity: {outcome.error}")])
             continue
-        failed = max(failed, print_one(outcome.result) or 0)
+        failed = max(failed, print_one(outcome.root, outcome.result) or 0)
     return failed
 
 
@@ -138,8 +139,13 @@ def runs_document(outcomes: Sequence[RootOutcome[RunReport]]) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "roots": roots}
 
 
-def every_scan_text(outcomes: Sequence[RootOutcome[ScanReport]], output_format: Format) -> str:
-    """The reports of every root as one text, for a file (scan --all --output)."""
+def every_scan_text(
+    outcomes: Sequence[RootOutcome[ScanReport]],
+    output_format: Format,
+    again: Callable[[PlansRoot], Again],
+) -> str:
+    """The reports of every root as one text, for a file (scan --all --output); again: how
+    each root's hints repeat a command on its folder."""
     from clarity.render.json_report import dumps
     from clarity.render.terminal import scan_report_text
 
@@ -155,5 +161,5 @@ def every_scan_text(outcomes: Sequence[RootOutcome[ScanReport]], output_format: 
         if outcome.result is None:
             parts.append(printable(f"clarity: {outcome.error}") + "\n")
         else:
-            parts.append(scan_report_text(outcome.result, output_format))
+            parts.append(scan_report_text(outcome.result, output_format, again(outcome.root)))
     return "".join(parts)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from clarity.executor.records import RunKind
 from clarity.executor.results import RunReport, Status
-from clarity.hints import clarity_command
+from clarity.hints import Again
 from clarity.printable import display_name, printable_lines
 from clarity.render.json_report import SCHEMA_VERSION, agent_document
 from clarity.render.layout import agent_lines
@@ -82,7 +82,7 @@ def summary_line(report: RunReport) -> str:
     return "Done: " + ", ".join(parts) + "."
 
 
-def result_lines(report: RunReport) -> list[str]:
+def result_lines(report: RunReport, again: Again) -> list[str]:
     lines = list(report.notes)
     lines += [f"FAILED    {problem}" for problem in report.problems]
     done = [r for r in report.results if r.status is Status.DONE]
@@ -101,14 +101,14 @@ def result_lines(report: RunReport) -> list[str]:
     if report.run is not None:
         lines.append(summary_line(report))
         if report.kind in (RunKind.APPLY, RunKind.ARCHIVE) and done:  # restore: its own hint
-            undo = clarity_command("undo", options=report.dir_options)
+            undo = again.command("undo")
             lines.append(f"Changed your mind? {undo} puts everything back.")
     return lines
 
 
-def result_markdown(report: RunReport) -> str:
+def result_markdown(report: RunReport, again: Again) -> str:
     lines = [f"## clarity {report.kind}: {report.plans_dir}", ""]
-    lines += [f"- {line}" for line in result_lines(report)]
+    lines += [f"- {line}" for line in result_lines(report, again)]
     return printable_lines(lines)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment, Segments
 
+from clarity.hints import Again
 from clarity.model import PlanClass, ScanReport
 from clarity.printable import display_name, format_size, printable, project_text
 from clarity.render.fit import fit, wrap
@@ -200,6 +201,7 @@ def _row(draw: _Drawing, report: ScanReport, item: tuple[Row, str, str, str], w:
 def _section(
     draw: _Drawing,
     report: ScanReport,
+    again: Again,
     plan_class: PlanClass,
     title: str,
     rows: list[Row],
@@ -215,10 +217,12 @@ def _section(
     for item in items:
         _row(draw, report, item, widths)
     if folded:
-        draw.line((" " * _MARGIN + fold_line(report, plan_class, folded), "dim"))
+        draw.line((" " * _MARGIN + fold_line(again, plan_class, folded), "dim"))
 
 
-def print_scan(report: ScanReport, console: PlainConsole, *, show_all: bool = False) -> None:
+def print_scan(
+    report: ScanReport, console: PlainConsole, again: Again, *, show_all: bool = False
+) -> None:
     """The report on the console: counts, what stays and what apply moves, what to know,
     and last the plans that need a decision, then the commands that act."""
     draw = _Drawing(console)
@@ -228,13 +232,13 @@ def print_scan(report: ScanReport, console: PlainConsole, *, show_all: bool = Fa
     for plan_class, title, rows in listed:
         if plan_class is not PlanClass.DORMANT:
             draw.line()
-            _section(draw, report, plan_class, title, rows, show_all)
+            _section(draw, report, again, plan_class, title, rows, show_all)
     if report.skipped:
         draw.line()
         draw.text(f"Skipped ({len(report.skipped):,})", "bold")
         for item in report.skipped:
             draw.text(f"  {display_name(str(item.path))}: {item.reason}")
-    _warnings(draw, report, show_all)
+    _warnings(draw, report, again, show_all)
     evidence = decided_by_line(report)
     notes = [*([evidence] if evidence else []), *report.notes, *agent_lines(report.agent)]
     if notes:
@@ -244,14 +248,14 @@ def print_scan(report: ScanReport, console: PlainConsole, *, show_all: bool = Fa
     for plan_class, title, rows in listed:
         if plan_class is PlanClass.DORMANT:
             draw.line()
-            _section(draw, report, plan_class, title, rows, show_all)
+            _section(draw, report, again, plan_class, title, rows, show_all)
     draw.line()
-    for line in [*decision_lines(report), proposal_line(report)]:
+    for line in [*decision_lines(report, again), proposal_line(report, again)]:
         draw.text(line)
     console.print(Segments(draw.segments), soft_wrap=True)
 
 
-def _warnings(draw: _Drawing, report: ScanReport, show_all: bool) -> None:
+def _warnings(draw: _Drawing, report: ScanReport, again: Again, show_all: bool) -> None:
     warnings = warning_lines(report)
     if not warnings:
         return
@@ -262,4 +266,4 @@ def _warnings(draw: _Drawing, report: ScanReport, show_all: bool) -> None:
         draw.text(f"  {line}")
     if len(shown) < len(warnings):
         rest = len(warnings) - len(shown)
-        draw.text(f"  ... and {rest:,} more; {all_command(report)} lists them", "dim")
+        draw.text(f"  ... and {rest:,} more; {all_command(again)} lists them", "dim")

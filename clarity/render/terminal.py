@@ -26,6 +26,7 @@ T = TypeVar("T")
 
 if TYPE_CHECKING:
     from clarity.executor.results import RunReport
+    from clarity.hints import Again
     from clarity.model import ScanReport
 
 
@@ -41,22 +42,27 @@ def choose_format(json_flag: bool, chosen: Format | None) -> Format:
     return Format.JSON if json_flag else (chosen or Format.TABLE)
 
 
-def print_scan_report(report: ScanReport, output_format: Format, *, show_all: bool = False) -> None:
-    """The report on stdout; the table folds long lists of plans apply handles unless show_all."""
+def print_scan_report(
+    report: ScanReport, output_format: Format, again: Again, *, show_all: bool = False
+) -> None:
+    """The report on stdout; the table folds long lists of plans apply handles unless show_all.
+    again: how its hints repeat the command on the same plans."""
     if output_format is Format.TABLE:
         from clarity.render.console import plain_console
         from clarity.render.table_report import print_scan
 
-        print_scan(report, plain_console(), show_all=show_all)
+        print_scan(report, plain_console(), again, show_all=show_all)
     elif output_format is Format.JSON:
         from clarity.render.json_report import scan_document
 
         output.send_json(scan_document(report))
     else:
-        output.say_text(scan_report_text(report, output_format, show_all=show_all))
+        output.say_text(scan_report_text(report, output_format, again, show_all=show_all))
 
 
-def scan_report_text(report: ScanReport, output_format: Format, *, show_all: bool = True) -> str:
+def scan_report_text(
+    report: ScanReport, output_format: Format, again: Again, *, show_all: bool = True
+) -> str:
     """The report as text (for a file: every plan in it, unless not show_all): no colours,
     a fixed width for the table."""
     if output_format is Format.JSON:
@@ -66,7 +72,7 @@ def scan_report_text(report: ScanReport, output_format: Format, *, show_all: boo
     if output_format is Format.MARKDOWN:
         from clarity.render.markdown_report import scan_markdown
 
-        return scan_markdown(report, show_all=show_all)
+        return scan_markdown(report, again, show_all=show_all)
     import io
 
     from clarity.render.console import plain_console
@@ -76,6 +82,7 @@ def scan_report_text(report: ScanReport, output_format: Format, *, show_all: boo
     print_scan(  # a file is read at leisure, or searched: every plan is in it
         report,
         plain_console(file=buffer, width=120, color_system=None, force_terminal=False),
+        again,
         show_all=True,
     )
     return buffer.getvalue()
@@ -111,9 +118,9 @@ def _check_replaceable(path: Path) -> None:
     )
 
 
-def save_scan_report(report: ScanReport, output_format: Format, path: Path) -> None:
+def save_scan_report(report: ScanReport, output_format: Format, path: Path, again: Again) -> None:
     """Write the report to path whole (atomically): a reader never sees half of it."""
-    save_report_text(path, lambda: scan_report_text(report, output_format))
+    save_report_text(path, lambda: scan_report_text(report, output_format, again))
 
 
 def save_report_text(path: Path, text: Callable[[], str]) -> None:
@@ -257,13 +264,13 @@ def ask(lines: list[str], output_format: Format) -> bool:
         raise Cancelled from None
 
 
-def print_run_report(report: RunReport, output_format: Format) -> int:
+def print_run_report(report: RunReport, output_format: Format, again: Again) -> int:
     from clarity.render import run_report
 
     if output_format is Format.JSON:
         output.send_json(run_report.run_document(report))
     elif output_format is Format.MARKDOWN:
-        output.say_text(run_report.result_markdown(report))
+        output.say_text(run_report.result_markdown(report, again))
     else:
-        output.say(run_report.result_lines(report))
+        output.say(run_report.result_lines(report, again))
     return EXIT_ACTION_FAILED if report.failed else 0

@@ -124,9 +124,9 @@ def undo_applies(
         files = DirState.for_plans_dir(root_settings.plans_dir).run_files()
         latest = files[-1].name if files else None
         if latest != run:
-            from clarity.hints import clarity_command, dir_options
+            from clarity.hints import Again
 
-            again = clarity_command("undo", options=dir_options(root_settings))
+            again = Again.of(root_settings).command("undo")
             raise ClarityError(
                 f"apply --all ran {run} here, but {latest} ran since; undo here with {again}"
             )

@@ -27,7 +27,7 @@ from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
 from clarity.executor.results import RunReport
 from clarity.executor.shelve_kept import shelve_kept
 from clarity.fsio import hash_file
-from clarity.hints import clarity_command, dir_options
+from clarity.hints import Again
 from clarity.judge.scan import check_plans_dir
 from clarity.state import DirState
 from clarity.workflows.runs import nothing_done, settle_before_run
@@ -106,7 +106,6 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
     return dataclasses.replace(
         report,
         notes=(*notes, *report.notes, *warning),
-        dir_options=dir_options(settings),
     )
 
 
@@ -132,7 +131,7 @@ def _cleanup_warning(settings: Settings, group: RestoreGroup) -> list[str]:
     left = retention.days - age_days
     if left >= settings.keep_days:
         return []
-    undo = clarity_command("undo", options=dir_options(settings))
+    undo = Again.of(settings).command("undo")
     if left >= 1:  # near it: said with the days left, as the scan report says them
         return [
             f"warning: {plan.name} is {age_days:.0f} days old, and Claude Code deletes plans "

@@ -26,7 +26,7 @@ from clarity.executor.records import RunKind
 from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport as RunReport  # the report every run gives
 from clarity.executor.undo import UndoPlan, plan_undo, undo
-from clarity.hints import clarity_command, dir_options
+from clarity.hints import Again
 from clarity.judge.classifier import (
     CURRENT_REASON,
     in_use_reason,
@@ -94,12 +94,11 @@ def nothing_done(kind: RunKind, settings: Settings, notes: Iterable[str], note: 
         settings.archive_dir,
         None,
         notes=(*notes, note),
-        dir_options=dir_options(settings),
     )
 
 
 def _hint(settings: Settings, verb: str, *args: str) -> str:
-    return clarity_command(verb, *args, options=dir_options(settings))
+    return Again.of(settings).command(verb, *args)
 
 
 def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Proposal:
@@ -208,7 +207,7 @@ def _with_texts_kept(
         lines.append(f"kept {len(kept.kept)} new plan text(s) in {where}")
     if kept.near_cleanup:
         names = ", ".join(kept.near_cleanup[:5]) + (", ..." if len(kept.near_cleanup) > 5 else "")
-        listing = clarity_command("archived", options=dir_options(settings))
+        listing = Again.of(settings).command("archived")
         lines.append(
             f"kept the text of {len(kept.near_cleanup)} plan(s) before Claude Code's cleanup "
             f"deletes them ({names}): once it has, {listing} lists them and restore puts one back"
@@ -290,7 +289,6 @@ def _apply_locked(
         notes=(*notes, *report.notes),
         agent=usage,
         proposal=proposal.id,
-        dir_options=dir_options(settings),
     )
 
 
@@ -317,7 +315,7 @@ def run_archive(
         notes, _ = settle_before_run(state)
         restored = restored_plans(state, request.now, settings.thresholds.dormant_days)
         scanned = scan(settings, request, restored=restored)
-        proposal = archive_proposal(scanned, names)
+        proposal = archive_proposal(scanned, names, Again.of(settings))
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
             return nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
@@ -325,9 +323,7 @@ def run_archive(
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
         )
-        report = dataclasses.replace(
-            report, notes=(*notes, *report.notes), agent=usage, dir_options=dir_options(settings)
-        )
+        report = dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
         return _with_texts_kept(report, settings, state, request.now, trusted=False)
 
 
@@ -365,6 +361,4 @@ def run_undo(settings: Settings, *, confirm: ConfirmUndo) -> RunReport:
         if not confirm(plan):
             return nothing_done(RunKind.UNDO, settings, notes, "nothing was restored")
         report = undo(state, plan)
-    return dataclasses.replace(
-        report, notes=(*notes, *report.notes), dir_options=dir_options(settings)
-    )
+    return dataclasses.replace(report, notes=(*notes, *report.notes))

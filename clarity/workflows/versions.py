@@ -23,7 +23,7 @@ from clarity.archive.versions import iso_moment, read_versions
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.fsio import READ_FLAGS, hash_fd, read_regular
-from clarity.hints import clarity_command, dir_options
+from clarity.hints import Again, clarity_command
 from clarity.plans.reader import is_plan_name
 
 TEXT_MOST = 256 * 1024 * 1024  # a text bigger than this is not shown whole (diff, show)
@@ -124,7 +124,7 @@ def plan_history(settings: Settings, value: str) -> History:
         raise ClarityError(
             f"clarity knows no text of {name}: it is not in {settings.plans_dir}, not archived "
             f"in {settings.archive_dir}, and none was kept; "
-            f"{clarity_command('archived', options=dir_options(settings))} lists what is"
+            f"{Again.of(settings).command('archived')} lists what is"
         )
     rows.sort(key=lambda row: _moment(row[0]))  # oldest first, whatever kept it when
     current = now[0] if now is not None else archived[-1][1] if archived else None
