@@ -26,6 +26,7 @@ a crash of the server."""
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import quote, unquote
@@ -89,6 +90,8 @@ def _refusing(call: Callable[P, R], refusal: type[Exception]) -> Callable[P, R]:
             raise refusal(_text_safe(str(error))) from None
         return result
 
+    # The SDK sends the docstring as the description: without the source's indentation
+    answer.__doc__ = inspect.cleandoc(call.__doc__) if call.__doc__ else None
     return answer
 
 

@@ -371,3 +371,9 @@ def test_every_plan_is_a_resource_a_person_can_mention(cli, shelved: Path) -> No
     assert live.contents[0].text.startswith("# Ledger export to CSV")
     assert archived.contents[0].text.startswith("# Cache layer COMPLETED")
     assert first.contents[0].text.startswith("# Cache layer COMPLETED")
+
+
+def test_descriptions_reach_the_client_without_the_sources_indentation(shelved: Path) -> None:
+    tools, _ = ask(shelved)
+    for tool in tools:
+        assert "\n    " not in tool.description, tool.description
