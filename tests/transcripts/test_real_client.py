@@ -69,12 +69,14 @@ def lay_out(scenario: Path, home: Path, project: Path) -> tuple[Path, datetime, 
 
 def test_every_scenario_the_client_wrote_is_judged_here() -> None:
     scenarios = {path.name for path in FIXTURES.iterdir() if path.is_dir()}
-    # mcp-search, plugin, 12-hook-events and ledger-walk are no plan-mode scenarios:
-    # test_real_client_search.py, test_real_client_plugin.py and test_ledger.py read them.
+    # mcp-search, mcp-resources, plugin, 12-hook-events and ledger-walk are no plan-mode
+    # scenarios: test_real_client_search.py, test_real_client_resources.py,
+    # test_real_client_plugin.py and test_ledger.py read them.
     assert scenarios == {
         *EXPECTED,
         "09-live",
         "mcp-search",
+        "mcp-resources",
         "plugin",
         "12-hook-events",
         "ledger-walk",
