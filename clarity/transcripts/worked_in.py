@@ -3,7 +3,7 @@ the `cwd` its transcripts start in, and the projects its `.claude.json` lists.
 
 Finding every plans folder on the machine starts here, and must cost no more
 than a look at each project: a transcript is read only as far as its first
-record with a `cwd` (a bounded head), and only the newest of each folder.
+record with a `cwd` (a bounded head), and only a few of each folder.
 """
 
 from __future__ import annotations
@@ -61,24 +61,29 @@ def _transcript_starts(projects: Path) -> Iterator[tuple[str, Path]]:
     for entry in folders:
         if not entry.is_dir(follow_symlinks=False):
             continue
-        for transcript in _newest_first(Path(entry.path)):
+        for transcript in _some_transcripts(Path(entry.path)):
             cwd = _first_cwd(transcript)
             if cwd is not None:
                 yield cwd, transcript
                 break
 
 
-def _newest_first(folder: Path, most: int = 3) -> list[Path]:
-    """The folder's newest session transcripts (sub-agents' start where their session
-    does); a few, in case the newest has no record with a cwd yet."""
-    stamped = []
+def _some_transcripts(folder: Path, most: int = 3) -> list[Path]:
+    """A few of the folder's session transcripts, as the folder lists them: every session
+    of a projects folder starts in the same folder (its name says which), so any one
+    tells it; a few, in case one has no record with a cwd yet. No file is stat'ed: a
+    project of thousands of sessions costs what one of three does."""
+    found: list[Path] = []
     try:
-        for entry in os.scandir(folder):
-            if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
-                stamped.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
+                    found.append(Path(entry.path))
+                    if len(found) == most:
+                        break
     except OSError:
         return []
-    return [Path(path) for _, path in sorted(stamped, reverse=True)[:most]]
+    return found
 
 
 def _first_cwd(transcript: Path) -> str | None:
