@@ -25,12 +25,12 @@ if TYPE_CHECKING:
 
 SCANNED = "every-root-scan.json"
 APPLIED = "every-root-apply.json"
-_PATHS = ("plans_dir", "archive_dir", "claude_dir", "project")
+_PATHS = ("plans_dir", "archive_dir", "claude_dir")  # and "project", which may be null
 _TEXTS = ("source", "archive_source")
 
 
 def _entry(root: PlansRoot, **more: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {key: os.fsdecode(getattr(root, key)) for key in _PATHS[:3]}
+    entry: dict[str, Any] = {key: os.fsdecode(getattr(root, key)) for key in _PATHS}
     entry["project"] = None if root.project is None else os.fsdecode(root.project)
     entry.update({key: getattr(root, key) for key in _TEXTS}, **more)
     return entry
@@ -40,7 +40,7 @@ def _root(entry: Any) -> PlansRoot | None:
     """The root an entry names, or None for one that is not an entry clarity wrote."""
     if not isinstance(entry, dict):
         return None
-    texts = {key: entry.get(key) for key in (*_PATHS[:3], *_TEXTS)}
+    texts = {key: entry.get(key) for key in (*_PATHS, *_TEXTS)}
     project = entry.get("project")
     if not all(isinstance(value, str) for value in texts.values()):
         return None
