@@ -216,6 +216,8 @@ class ScanReport(NamedTuple):
     projects: Mapping[str, str] = MappingProxyType({})  # plan -> its session's working directory
     proposal: str | None = None  # the id apply knows this scan by; None: not recorded
     gone: bool = False  # its plans dir is removed once shown (the demo's): no command acts on it
+    # plan -> what its latest approving session did (the browse page shows it)
+    sessions: Mapping[str, SessionEvidence] = MappingProxyType({})
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""

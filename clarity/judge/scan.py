@@ -284,6 +284,7 @@ def scan(
             *unknown_current(current, settings.plans_dir, (p.name for p in listing.plans)),
         ),
         projects=sessions.projects,
+        sessions=sessions.evidence,
     )
     if project is not None:
         report = in_project(report, project)

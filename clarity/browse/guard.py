@@ -1,0 +1,132 @@
+"""What every request must pass and every answer carries (SPEC 9.3).
+
+A request is served only when its `Host` is the loopback name and port this server
+answers at (a foreign Host is DNS rebinding: a page elsewhere made a name point here),
+its method is GET or HEAD, and it carries the token: in the address clarity printed
+(`?token=`, as Jupyter's), or in the cookie the first such request sets. The token in
+an address is then taken out of it (a redirect), so it stays out of history and of
+the plan links. Every answer forbids scripts but the page's own, framing, and
+sniffing.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# Scripts, styles and pictures from this server only; no inline script (a plan's text
+# could hold one), no plugin, no frame, no form sent elsewhere, no request out.
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+HEADERS = [
+    (b"content-security-policy", POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+    (b"cache-control", b"no-store"),
+]
+
+
+def hosts_for(port: int) -> frozenset[bytes]:
+    """The Host values this server answers: its loopback names, with its port."""
+    return frozenset(f"{name}:{port}".encode() for name in ("127.0.0.1", "[::1]", "localhost"))
+
+
+def _cookie(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
+    for key, value in headers:
+        if key != b"cookie":
+            continue
+        for part in value.split(b";"):
+            found, _, text = part.strip().partition(b"=")
+            if found == name:
+                return text
+    return None
+
+
+class Guard:
+    """The ASGI app in front of the page's: refuses, or passes on with the headers."""
+
+    def __init__(self, app: App, token: str, port: int) -> None:
+        self.app = app
+        self.token = token.encode()
+        self.hosts = hosts_for(port)
+        self.cookie = f"clarity-browse-{port}".encode()
+
+    async def _refuse(self, send: Send, status: int, text: str, extra: Any = ()) -> None:
+        body = (text + "\n").encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    *HEADERS,
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    *extra,
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def _given(self, token: bytes | None) -> bool:
+        return token is not None and hmac.compare_digest(token, self.token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # no websocket, no lifespan: nothing else is served
+        headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
+        host = next((value for key, value in headers if key == b"host"), None)
+        if host not in self.hosts:
+            await self._refuse(
+                send, 403, "Refused: this page answers only at its loopback address."
+            )
+            return
+        if scope["method"] not in ("GET", "HEAD"):
+            await self._refuse(
+                send,
+                405,
+                "Refused: this page is read-only (GET and HEAD).",
+                [(b"allow", b"GET, HEAD")],
+            )
+            return
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        in_address = [value for key, value in query if key == "token"]
+        if in_address:
+            if not self._given(in_address[-1].encode("latin-1")):
+                await self._refuse(send, 403, "Refused: that token is not this server's.")
+                return
+            rest = urlencode([(key, value) for key, value in query if key != "token"])
+            where = scope.get("raw_path", scope["path"].encode()) + (
+                b"?" + rest.encode() if rest else b""
+            )
+            cookie = self.cookie + b"=" + self.token + b"; HttpOnly; SameSite=Strict; Path=/"
+            await self._refuse(
+                send, 303, "See the page.", [(b"location", where), (b"set-cookie", cookie)]
+            )
+            return
+        if not self._given(_cookie(headers, self.cookie)):
+            await self._refuse(
+                send,
+                403,
+                "Refused: open the address clarity browse printed (it carries the token).",
+            )
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -1,0 +1,369 @@
+"""The page's HTML: Jinja2 templates with every value escaped (autoescape), filled from
+what workflows/browsing.py gathered. Only two things go in unescaped: a plan's
+Markdown as markdown.py rendered it (raw HTML off) and the SVG pictures.py drew
+(its labels escaped), both marked so here."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from clarity.hints import Again
+
+if TYPE_CHECKING:
+    from clarity.model import SessionEvidence
+    from clarity.workflows.browsing import Catalogue, Listed, PlanView, RootView, SearchHit
+
+PAGE_ROWS = 200  # plans one page of the list shows
+CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
+PLACES = ("live", "archive", "kept")
+
+_ENV = Environment(
+    loader=PackageLoader("clarity.browse", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=False,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the list is narrowed to and how it is sorted: the list page's query."""
+
+    plan_class: str = ""
+    place: str = ""
+    project: str = ""
+    root: str = ""
+    sort: str = "new"
+    page: int = 1
+
+    def query(self, **changed: Any) -> str:
+        """The list's address with these changed; a new filter starts at page 1."""
+        chosen = replace(self, **changed)
+        if "page" not in changed:
+            chosen = replace(chosen, page=1)
+        pairs = {
+            "class": chosen.plan_class,
+            "place": chosen.place,
+            "project": chosen.project,
+            "root": chosen.root,
+            "sort": "" if chosen.sort == "new" else chosen.sort,
+            "page": "" if chosen.page == 1 else str(chosen.page),
+        }
+        words = urlencode({k: v for k, v in pairs.items() if v}, errors="surrogateescape")
+        return "/" + ("?" + words if words else "")
+
+
+def _encoded(value: str) -> str:
+    return quote(os.fsencode(value), safe="")
+
+
+def plan_url(root: str, place: str, value: str) -> str:
+    """The plan page's address: a name's bytes exactly, whatever they are."""
+    return f"/plan?r={root}&p={place}&v={_encoded(value)}"
+
+
+def _age(mtime: float) -> str:
+    days = (time.time() - mtime) / 86400
+    if days < 1:
+        return f"{max(days * 24, 0):.0f} h"
+    return f"{days:.1f} d" if days < 10 else f"{days:.0f} d"
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+def _cleanup(days: int | None) -> str:
+    if days is None:
+        return ""
+    return "due now" if days <= 0 else f"{days} d"
+
+
+_ENV.globals.update(age=_age, size=_size, cleanup=_cleanup)
+
+
+def _render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
+    broken = [] if catalogue is None else [root for root in catalogue.roots if root.error]
+    made = ""
+    if catalogue is not None:
+        made = f"As of {datetime.fromtimestamp(catalogue.made_at):%Y-%m-%d %H:%M:%S}."
+    return _ENV.get_template(template).render(broken=broken, made=made, **values)
+
+
+def _chosen(catalogue: Catalogue, filters: Filters) -> list[Listed]:
+    plans = [
+        plan
+        for plan in catalogue.plans
+        if (not filters.plan_class or plan.plan_class == filters.plan_class)
+        and (not filters.place or plan.place == filters.place)
+        and (not filters.project or plan.project == filters.project)
+        and (not filters.root or plan.root == filters.root)
+    ]
+    if filters.sort == "old":
+        plans.reverse()  # the catalogue is newest first
+    return plans
+
+
+def _list_commands(catalogue: Catalogue) -> list[tuple[str, str]]:
+    many = len(catalogue.roots) > 1
+    again = Again() if many else Again.of(catalogue.roots[0].settings)
+    every = ("--all",) if many else ()
+    return [
+        ("Review what clarity would do", again.command("scan", *every)),
+        (
+            "Then carry it out (archive completed, trash stale stubs)",
+            again.command("apply", *every),
+        ),
+    ]
+
+
+def list_page(catalogue: Catalogue, filters: Filters) -> str:
+    chosen = _chosen(catalogue, filters)
+    pages = max(1, math.ceil(len(chosen) / PAGE_ROWS))
+    page = min(max(filters.page, 1), pages)
+    rows = chosen[(page - 1) * PAGE_ROWS : page * PAGE_ROWS]
+    counted = Counter(plan.plan_class for plan in catalogue.plans)
+    roots = {root.id: root for root in catalogue.roots}
+    shown = [
+        f"{label} {value}"
+        for label, value in (
+            ("class", filters.plan_class),
+            ("place", filters.place),
+            ("project", filters.project),
+            ("folder", roots[filters.root].plans_dir if filters.root in roots else ""),
+        )
+        if value
+    ]
+    return _render(
+        "list.html",
+        catalogue,
+        title="Plans",
+        total=len(chosen),
+        total_all=len(catalogue.plans),
+        shown_filters=", ".join(str(item) for item in shown),
+        counts=[(name, counted[name]) for name in CLASSES if counted[name]],
+        classes=CLASSES,
+        places=PLACES,
+        projects=sorted({plan.project for plan in catalogue.plans if plan.project}),
+        roots=catalogue.roots,
+        many_roots=len(catalogue.roots) > 1,
+        chosen=filters,
+        rows=rows,
+        page=page,
+        pages=pages,
+        link=filters.query,
+        plan_url=lambda plan: plan_url(plan.root, plan.place, plan.value),
+        root_of=lambda plan: roots[plan.root],
+        commands=_list_commands(catalogue) if catalogue.roots else [],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ShownHit:
+    place: str
+    name: str
+    title: str | None
+    plan_class: str | None
+    project: str | None
+    modified: str
+    url: str | None
+    snippet: tuple[tuple[str, bool], ...]  # (text, marked)
+
+
+def _snippet(text: str) -> tuple[tuple[str, bool], ...]:
+    """The index's snippet, its matches (between \\x02 and \\x03) marked."""
+    parts: list[tuple[str, bool]] = []
+    for number, piece in enumerate(text.split("\x02")):
+        if number == 0:
+            parts.append((piece, False))
+            continue
+        marked, _, rest = piece.partition("\x03")
+        parts += [(marked, True), (rest, False)]
+    return tuple((part, marked) for part, marked in parts if part)
+
+
+def shown_hits(found: Sequence[SearchHit]) -> list[ShownHit]:
+    return [
+        ShownHit(
+            hit.place,
+            hit.name,
+            hit.title,
+            hit.plan_class,
+            hit.project,
+            f"{hit.modified:%Y-%m-%d}",
+            None
+            if hit.root is None or hit.value is None
+            else plan_url(hit.root, hit.place, hit.value),
+            _snippet(hit.snippet),
+        )
+        for hit in found
+    ]
+
+
+def hits_fragment(query: str, hits: Sequence[ShownHit], error: str | None) -> str:
+    return _ENV.get_template("hits.html").render(query=query, hits=hits, error=error)
+
+
+def search_page(
+    catalogue: Catalogue | None,
+    query: str,
+    place: str,
+    hits: Sequence[ShownHit],
+    error: str | None,
+) -> str:
+    return _render(
+        "search.html",
+        catalogue,
+        title=f"Search: {query}" if query else "Search",
+        query=query,
+        place=place,
+        places=PLACES,
+        hits=hits,
+        error=error,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ShownSession:
+    id: str
+    approved: str
+    how: str
+    files: int
+    commits: int
+    todos: str
+    last: str
+
+
+def _session(found: SessionEvidence | None) -> ShownSession | None:
+    if found is None:
+        return None
+    how = "with context cleared (carried out in a new session)" if found.after_clear else "in it"
+    if found.withdrawn:
+        how += f"; withdrawn: {found.withdrawn}"
+    todos = "" if found.todos is None else f"{found.todos[0]}/{found.todos[1]}"
+    return ShownSession(
+        found.session,
+        f"{datetime.fromtimestamp(found.approved_at):%Y-%m-%d %H:%M}",
+        how,
+        found.files_edited,
+        found.commits + found.patches,
+        todos,
+        f"{datetime.fromtimestamp(found.last_activity):%Y-%m-%d %H:%M}",
+    )
+
+
+def _plan_commands(view: PlanView) -> list[tuple[str, str]]:
+    again = Again.of(view.root.settings)
+    stem = view.name.removesuffix(".md")
+    commands = [("Print it", again.command("show", stem))]
+    listed = view.listed
+    if view.place == "live" and listed is not None:
+        if listed.action == "archive" or listed.plan_class in ("completed", "dormant"):
+            commands.append(("Archive it now", again.command("archive", stem)))
+        if listed.action == "trash":
+            commands.append(("Trash it with the other stale stubs", again.command("apply")))
+    elif view.place in ("archive", "kept"):
+        commands.append(("Put it back in the plans folder", again.command("restore", stem)))
+    if view.history is not None and len(view.history.texts) > 1:
+        commands.append(("Its versions", again.command("history", stem)))
+    return commands
+
+
+def plan_page(view: PlanView, catalogue: Catalogue, body_html: str) -> str:
+    rid = view.root.id
+    listed = view.listed
+
+    def linked(name: str) -> str | None:
+        for plan in catalogue.plans:
+            if plan.root == rid and plan.name == name:
+                return plan_url(rid, plan.place, plan.value)
+        return None
+
+    subplans = [(name, linked(name)) for name in (listed.subplans if listed else ())]
+    if not subplans and view.record:
+        subplans = [(str(sub.get("name")), None) for sub in view.record.get("subplans") or []]
+    project = (listed.project if listed else None) or view.session_project
+    if project is None and view.record:
+        project = view.record.get("project")
+    stem = view.name.removesuffix(".md")
+    return _render(
+        "plan.html",
+        catalogue,
+        title=view.name,
+        view=view,
+        body=Markup(body_html),  # markdown.to_html escaped every character of the plan
+        session=_session(view.session),
+        project=project,
+        subplans=subplans,
+        parent_url=linked(listed.parent) if listed and listed.parent else None,
+        commands=_plan_commands(view),
+        shown=len(view.text.encode("utf-8", "surrogateescape")),
+        show_command=Again.of(view.root.settings).command("show", stem),
+        diff_url=lambda a, b, how: diff_url(rid, view.name, a, b, how),
+    )
+
+
+def diff_url(rid: str, name: str, first: int, second: int, how: str) -> str:
+    return f"/diff?r={rid}&v={_encoded(name)}&a={first}&b={second}&view={how}"
+
+
+def diff_page(
+    catalogue: Catalogue,
+    root: RootView,
+    name: str,
+    first: int,
+    second: int,
+    how: str,
+    rows: Sequence[Any],
+    back: str | None,
+) -> str:
+    stem = name.removesuffix(".md")
+    other = "unified" if how == "split" else "split"
+    return _render(
+        "diff.html",
+        catalogue,
+        title=f"{name}: {first} → {second}",
+        name=name,
+        first=first,
+        second=second,
+        view=how,
+        rows=rows,
+        back=back,
+        other_url=diff_url(root.id, name, first, second, other),
+        command=Again.of(root.settings).command("diff", stem, str(first), str(second)),
+    )
+
+
+def pictures_page(catalogue: Catalogue) -> str:
+    from clarity.browse import pictures
+
+    now = time.time()
+    return _render(
+        "pictures.html",
+        catalogue,
+        title="Pictures",
+        classes=CLASSES,
+        weeks=pictures.WEEKS,
+        # drawn by pictures.py, which escapes every label: markup, not text
+        weeks_svg=Markup(pictures.weeks_svg(pictures.weeks_by_class(catalogue.plans, now))),
+        quarters_svg=Markup(pictures.quarters_svg(pictures.archive_by_quarter(catalogue.plans))),
+        projects_svg=Markup(pictures.projects_svg(pictures.per_project(catalogue.plans))),
+    )
+
+
+def missing_page(catalogue: Catalogue | None, title: str, message: str) -> str:
+    return _render("missing.html", catalogue, title=title, message=message)

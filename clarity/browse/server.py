@@ -1,0 +1,105 @@
+"""`clarity browse`: bind loopback, print the address with its token, serve until Ctrl-C.
+
+uvicorn serves (the MCP SDK brings it and Starlette): one socket on 127.0.0.1 and,
+where the machine has IPv6, one on ::1 at the same port, never a wider address.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import socket
+import sys
+from collections.abc import Callable
+
+from clarity.config import Settings
+from clarity.errors import ClarityError
+
+Say = Callable[[str], None]
+
+
+def _socket(family: socket.AddressFamily, host: str, port: int) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def bind_loopback(port: int) -> list[socket.socket]:
+    """Sockets on 127.0.0.1 (port 0: one the system picks) and ::1 at the same port."""
+    try:
+        first = _socket(socket.AF_INET, "127.0.0.1", port)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise ClarityError(
+                f"port {port} on 127.0.0.1 is in use; give another with --port, "
+                "or leave --port out to take a free one"
+            ) from None
+        raise ClarityError(
+            f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}; "
+            "give another port with --port"
+        ) from None
+    chosen = first.getsockname()[1]
+    try:
+        return [first, _socket(socket.AF_INET6, "::1", chosen)]
+    except OSError:  # no IPv6 here, or ::1 taken at that port: 127.0.0.1 alone serves
+        return [first]
+
+
+def _can_open() -> bool:
+    """Whether a graphical browser can be opened: on Linux without a display, Python's
+    webbrowser would start a text browser in this very terminal."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def serve(settings: Settings, *, port: int, open_page: bool, say: Say) -> None:
+    """Serve the page until Ctrl-C (or SIGTERM); says the address, and that it stopped."""
+    import uvicorn
+
+    from clarity.browse.app import make_app
+    from clarity.browse.guard import Guard
+    from clarity.workflows.browsing import Browser
+
+    sockets = bind_loopback(port)
+    chosen = sockets[0].getsockname()[1]
+    token = secrets.token_urlsafe(24)
+    browser = Browser(settings)
+    browser.start()  # the first catalogue is made while the browser opens
+    url = f"http://127.0.0.1:{chosen}/?token={token}"
+    say(f"clarity browse: every plan, read-only, at {url}")
+    if open_page and _can_open():
+        import webbrowser
+
+        webbrowser.open(url)
+    elif open_page:
+        say("Open that address in a browser (no display here to open one). Ctrl-C stops it.")
+    else:
+        say("Ctrl-C stops it.")
+    config = uvicorn.Config(
+        Guard(make_app(browser), token, chosen),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        server_header=False,
+        date_header=False,
+        timeout_graceful_shutdown=2,
+    )
+    try:
+        uvicorn.Server(config).run(sockets=sockets)
+    except KeyboardInterrupt:
+        pass  # uvicorn hands Ctrl-C back once it has shut down
+    finally:
+        for sock in sockets:
+            sock.close()
+    say("clarity browse stopped.")

@@ -1,0 +1,427 @@
+"""`clarity browse`: what its page shows, gathered from every plans folder (SPEC 9.3).
+
+Read-only, as `scan` without recording is: every root is scanned as `clarity scan`
+would (record=False, settle=False: nothing is written for apply, no killed run is
+settled), its archive listed, its kept texts found. A `Catalogue` is that, at one
+moment; a `Browser` keeps the latest one for a long-lived server and makes the next
+in the background when a folder changed or it has aged, so no page waits on a scan
+but the first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from clarity.errors import ClarityError
+
+if TYPE_CHECKING:
+    from clarity.config import Settings
+    from clarity.model import ScanReport, SessionEvidence
+    from clarity.workflows.roots import PlansRoot
+    from clarity.workflows.versions import History
+
+LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
+TEXT_SHOWN = 512 * 1024  # of a plan the page renders, at most (the rest: clarity show NAME)
+STALE_AFTER = 30.0  # seconds a catalogue is shown before the next is made in the background
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """One plan as the list shows it: live (with the latest scan's verdict), archived or
+    kept (deleted by Claude Code, its text kept)."""
+
+    root: str  # the id of the plans folder it belongs to (RootView.id)
+    place: str  # LIVE, ARCHIVE or KEPT
+    value: str  # what names it in its root: its name, or its path in the archive
+    name: str
+    title: str | None
+    plan_class: str  # active, completed, stale, dormant; "archived"; "kept"
+    action: str | None  # what apply would do with a live plan
+    reason: str
+    project: str | None
+    mtime: float  # seconds since the epoch
+    size: int
+    cleanup_in_days: int | None  # before Claude Code's own cleanup deletes it
+    parent: str | None = None
+    subplans: tuple[str, ...] = ()
+    advice: str | None = None  # the agent's word on a dormant plan
+    archived_at: str | None = None
+    path: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RootView:
+    """One plans folder as the page names it."""
+
+    id: str  # 8 hex of its path: stable across runs, carries no name into a URL
+    plans_dir: Path
+    archive_dir: Path
+    source: str  # how it was found
+    settings: Settings  # its own: its folders, the Claude config dir that tells about it
+    error: str | None = None  # why its plans could not be read (it vanished, ...)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    roots: tuple[RootView, ...]
+    plans: tuple[Listed, ...]
+    made_at: float  # seconds since the epoch
+    sessions: dict[tuple[str, str], SessionEvidence] = field(default_factory=dict)
+    live_projects: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def root(self, root_id: str) -> RootView | None:
+        return next((root for root in self.roots if root.id == root_id), None)
+
+    def listed(self, root_id: str, place: str, value: str) -> Listed | None:
+        for plan in self.plans:
+            if plan.root == root_id and plan.place == place and plan.value == value:
+                return plan
+        return None
+
+
+def root_id(plans_dir: Path) -> str:
+    return hashlib.sha256(os.fsencode(plans_dir)).hexdigest()[:8]
+
+
+def _roots(settings: Settings) -> list[tuple[Settings, PlansRoot | None]]:
+    """Each root's settings: the one folder the person named, else every one found."""
+    from clarity.workflows.roots import find_roots, settings_for
+    from clarity.workflows.searching import one_root_named
+
+    if one_root_named(settings):
+        return [(settings, None)]
+    found = find_roots(settings).roots
+    if not found:
+        return [(settings, None)]
+    return [(settings_for(settings, root), root) for root in found]
+
+
+def _live(report: ScanReport, rid: str) -> list[Listed]:
+    """The live plans, each with its verdict, as `scan --json` words them."""
+    rows = []
+    for verdict in report.verdicts:
+        facts = verdict.facts
+        advice = report.advice.get(verdict.name)
+        rows.append(
+            Listed(
+                root=rid,
+                place=LIVE,
+                value=facts.name,
+                name=facts.name,
+                title=facts.title,
+                plan_class=verdict.plan_class.value,
+                action=verdict.action.value,
+                reason=verdict.reason,
+                project=report.project(verdict),
+                mtime=facts.mtime,
+                size=facts.size,
+                cleanup_in_days=report.cleanup_in_days(verdict),
+                parent=verdict.parent,
+                subplans=verdict.subplans,
+                advice=None if advice is None else f"{advice.verdict}: {advice.reason}",
+                path=os.fsdecode(facts.folder / facts.name),
+            )
+        )
+    return rows
+
+
+def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
+    """The archive's plans and sub-plans, and the kept texts of plans Claude Code deleted."""
+    from clarity.archive.shelf import list_archived
+
+    shelf = list_archived(settings.archive_dir, plans_dir=settings.plans_dir)
+    rows = []
+    for plan in shelf.plans:
+        record = plan.record
+        rows.append(
+            Listed(
+                root=rid,
+                place=ARCHIVE,
+                value=plan.relative,
+                name=plan.name,
+                title=plan.title,
+                plan_class="archived",
+                action=None,
+                reason=plan.summary or "archived",
+                project=record.get("project"),
+                mtime=plan.modified.timestamp(),
+                size=int(record.get("size") or 0),
+                cleanup_in_days=None,
+                parent=record.get("parent"),
+                subplans=tuple(str(sub.get("name")) for sub in plan.subplans),
+                archived_at=record.get("archived_at"),
+                path=os.fsdecode(plan.path),
+            )
+        )
+    for kept in shelf.kept:
+        rows.append(
+            Listed(
+                root=rid,
+                place=KEPT,
+                value=kept.name,
+                name=kept.name,
+                title=kept.title,
+                plan_class="kept",
+                action=None,
+                reason="deleted by Claude Code; clarity kept its text",
+                project=None,
+                mtime=kept.version.mtime_ns / 1e9,
+                size=kept.version.size,
+                cleanup_in_days=None,
+                path=os.fsdecode(kept.version.path),
+            )
+        )
+    notes = [note for note in shelf.notes if not note.startswith("no archive yet")]
+    return rows, notes
+
+
+def make_catalogue(settings: Settings) -> Catalogue:
+    """Every plan clarity knows, now; a root that cannot be read is named with why."""
+    from clarity.model import ScanRequest
+    from clarity.workflows.scanning import run_scan
+
+    roots: list[RootView] = []
+    plans: list[Listed] = []
+    sessions: dict[tuple[str, str], SessionEvidence] = {}
+    projects: dict[tuple[str, str], str] = {}
+    for chosen, root in _roots(settings):
+        rid = root_id(chosen.plans_dir)
+        source = root.source if root is not None else chosen.sources["plans_dir"]
+        notes: list[str] = []
+        error = None
+        try:
+            request = ScanRequest(datetime.now().astimezone())
+            report = run_scan(chosen, request, notes.append, record=False, settle=False)
+            plans += _live(report, rid)
+            sessions.update({(rid, name): found for name, found in report.sessions.items()})
+            projects.update({(rid, name): where for name, where in report.projects.items()})
+            notes += report.notes
+        except (ClarityError, OSError) as problem:
+            error = problem.message if isinstance(problem, ClarityError) else str(problem)
+        try:
+            shelved, shelf_notes = _shelved(chosen, rid)
+            plans += shelved
+            notes += shelf_notes
+        except (ClarityError, OSError) as problem:
+            notes.append(problem.message if isinstance(problem, ClarityError) else str(problem))
+        roots.append(
+            RootView(rid, chosen.plans_dir, chosen.archive_dir, source, chosen, error, tuple(notes))
+        )
+    plans.sort(key=lambda plan: (-plan.mtime, plan.name))
+    return Catalogue(tuple(roots), tuple(plans), time.time(), sessions, projects)
+
+
+def _stamp(catalogue: Catalogue) -> tuple[Any, ...]:
+    """What changes when a folder's plans or archive change (not an edit in place:
+    STALE_AFTER covers that)."""
+    parts: list[Any] = []
+    for root in catalogue.roots:
+        for path in (root.plans_dir, root.archive_dir, root.archive_dir / "index.jsonl"):
+            try:
+                info = path.stat()
+                parts.append((info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
+            except OSError:
+                parts.append(None)
+    return tuple(parts)
+
+
+class Browser:
+    """The latest catalogue of a long-lived page, the next made in the background."""
+
+    def __init__(
+        self, settings: Settings, make: Callable[[Settings], Catalogue] = make_catalogue
+    ) -> None:
+        self.settings = settings
+        self._make = make
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._current: Catalogue | None = None
+        self._stamp: tuple[Any, ...] = ()
+        self._making = False
+
+    def start(self) -> None:
+        """Make the first catalogue in the background (the server answers meanwhile)."""
+        self._begin()
+
+    def _begin(self) -> None:
+        with self._lock:
+            if self._making:
+                return
+            self._making = True
+        threading.Thread(target=self._run, name="clarity-browse-catalogue", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            made = self._make(self.settings)
+            stamp = _stamp(made)
+            with self._lock:
+                self._current, self._stamp = made, stamp
+        finally:
+            with self._lock:
+                self._making = False
+            self._ready.set()
+
+    def catalogue(self) -> Catalogue:
+        """The latest catalogue (waiting for the first); a new one begins when a folder
+        changed or this one has aged."""
+        if self._current is None:
+            self._begin()
+            self._ready.wait()
+            if self._current is None:  # the first could not be made: try once in this thread
+                made = self._make(self.settings)
+                self._current, self._stamp = made, _stamp(made)
+            return self._current
+        current = self._current
+        if time.time() - current.made_at > STALE_AFTER or _stamp(current) != self._stamp:
+            self._begin()
+        return current
+
+
+@dataclass(frozen=True, slots=True)
+class PlanView:
+    """One plan, as its page shows it."""
+
+    root: RootView
+    place: str
+    name: str
+    path: Path
+    text: str  # at most TEXT_SHOWN of it
+    cut: bool
+    size: int
+    frontmatter: str | None  # the YAML between its --- lines, as written
+    body: str
+    listed: Listed | None
+    session: SessionEvidence | None
+    session_project: str | None
+    record: dict[str, Any] | None  # the archive's record of it
+    history: History | None
+    history_error: str | None
+
+
+def _split(text: str) -> tuple[str | None, str]:
+    """(its frontmatter as written, or None; the rest)."""
+    from clarity.plans.plantext import FrontmatterUnclosed, opens_frontmatter, split_frontmatter
+
+    if not opens_frontmatter(text):
+        return None, text
+    try:
+        return split_frontmatter(text)
+    except FrontmatterUnclosed:  # never closed: it is all body, as Claude Code shows it
+        return None, text
+
+
+def plan_view(catalogue: Catalogue, rid: str, value: str) -> PlanView:
+    """The plan `value` names in root `rid`: ClarityError (one line) if it is not there."""
+    from clarity.workflows.plan_by_name import plan_by_name
+    from clarity.workflows.versions import plan_history
+
+    root = catalogue.root(rid)
+    if root is None:
+        raise ClarityError("no such plans folder on this page; go back to the list")
+    settings = root.settings
+    found = plan_by_name(settings, value, most=TEXT_SHOWN)
+    text = found.data.decode("utf-8", "replace")
+    try:
+        size = found.path.stat().st_size
+    except OSError:
+        size = len(found.data)
+    frontmatter, body = _split(text)
+    listed = catalogue.listed(rid, found.where, value) or catalogue.listed(
+        rid, found.where, found.name
+    )
+    history, history_error = None, None
+    try:
+        history = plan_history(settings, found.name)
+    except ClarityError as error:
+        history_error = error.message
+    return PlanView(
+        root=root,
+        place=found.where,
+        name=found.name,
+        path=found.path,
+        text=text,
+        cut=found.cut,
+        size=size,
+        frontmatter=frontmatter,
+        body=body,
+        listed=listed,
+        session=catalogue.sessions.get((rid, found.name)) if found.where == LIVE else None,
+        session_project=catalogue.live_projects.get((rid, found.name)),
+        record=None if found.archived is None else found.archived.plan.record,
+        history=history,
+        history_error=history_error,
+    )
+
+
+def version_texts(root: RootView, name: str, first: int, second: int) -> tuple[History, str, str]:
+    """The texts of versions `first` and `second` of a plan (1 = oldest), for a diff."""
+    from clarity.workflows.versions import plan_history, text_of
+
+    history = plan_history(root.settings, name)
+    old = text_of(history, first)[1][: 4 * TEXT_SHOWN]
+    new = text_of(history, second)[1][: 4 * TEXT_SHOWN]
+    return history, old.decode("utf-8", "replace"), new.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A hit of `clarity search`, and where its plan's page is (None: no root holds it)."""
+
+    place: str
+    name: str
+    title: str | None
+    plan_class: str | None
+    project: str | None
+    modified: datetime
+    snippet: str  # the match between \x02 and \x03 (search.index.HIT, END)
+    root: str | None
+    value: str | None
+
+
+def search(browser: Browser, query: str, place: str | None, limit: int = 50) -> list[SearchHit]:
+    """`clarity search` as the page asks it: the same index, ranking and snippets."""
+    from clarity.model import SearchRequest
+    from clarity.workflows.searching import search_plans
+
+    request = SearchRequest(query, place=place, limit=limit)
+    found = search_plans(browser.settings, request, reuse_within=2.0)
+    catalogue = browser.catalogue()
+    hits = []
+    for hit in found.hits:
+        where = _where_found(catalogue, hit.place, hit.name, hit.path)
+        hits.append(
+            SearchHit(
+                hit.place,
+                hit.name,
+                hit.title,
+                hit.plan_class,
+                hit.project,
+                hit.modified,
+                hit.snippet,
+                None if where is None else where[0],
+                None if where is None else where[1],
+            )
+        )
+    return hits
+
+
+def _where_found(catalogue: Catalogue, place: str, name: str, path: Path) -> tuple[str, str] | None:
+    """(root id, value) of a search hit's file, for its link; None if no root holds it."""
+    text = os.fsdecode(path)
+    for root in catalogue.roots:
+        if place == LIVE and os.fsdecode(path.parent) == os.fsdecode(root.plans_dir):
+            return root.id, path.name
+        folder = os.path.join(root.archive_dir, "")  # noqa: PTH118 - the separator is wanted
+        if place != LIVE and text.startswith(folder):
+            relative = text[len(folder) :]
+            return root.id, relative if place == ARCHIVE else name
+    return None
