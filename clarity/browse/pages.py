@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
@@ -28,10 +30,31 @@ PAGE_ROWS = 200  # plans one page of the list shows
 CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
 PLACES = ("live", "archive", "kept")
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def shown(value: Any) -> Any:
+    """Every value a template writes, before it is escaped: a path as text, a name's
+    bytes that are not UTF-8 as \\xNN, a control character (ESC...) as its escape,
+    so the page is valid UTF-8 and no terminal that prints it is steered."""
+    if isinstance(value, PurePath):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        return value
+    text = str(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(lambda found: ascii(found.group())[1:-1], text)
+    return Markup(text) if isinstance(value, Markup) else text
+
+
 _ENV = Environment(
     loader=PackageLoader("clarity.browse", "templates"),
     autoescape=select_autoescape(default=True, default_for_string=True),
-    trim_blocks=False,
+    finalize=shown,
 )
 
 

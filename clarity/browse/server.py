@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import signal
 import socket
 import sys
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from clarity.config import Settings
 from clarity.errors import ClarityError
 
 Say = Callable[[str], None]
+STOPPING = (signal.SIGINT, signal.SIGTERM)
 
 
 def _socket(family: socket.AddressFamily, host: str, port: int) -> socket.socket:
@@ -75,17 +77,6 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say) -> None:
     chosen = sockets[0].getsockname()[1]
     token = secrets.token_urlsafe(24)
     browser = Browser(settings)
-    browser.start()  # the first catalogue is made while the browser opens
-    url = f"http://127.0.0.1:{chosen}/?token={token}"
-    say(f"clarity browse: every plan, read-only, at {url}")
-    if open_page and _can_open():
-        import webbrowser
-
-        webbrowser.open(url)
-    elif open_page:
-        say("Open that address in a browser (no display here to open one). Ctrl-C stops it.")
-    else:
-        say("Ctrl-C stops it.")
     config = uvicorn.Config(
         Guard(make_app(browser), token, chosen),
         log_level="warning",
@@ -95,11 +86,26 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say) -> None:
         date_header=False,
         timeout_graceful_shutdown=2,
     )
+    server = uvicorn.Server(config)
+    # Ctrl-C (or SIGTERM) from now on asks the server to stop, even before it runs:
+    # a person who stops it at once gets the same one line, never a traceback.
+    previous = {sig: signal.signal(sig, server.handle_exit) for sig in STOPPING}
     try:
-        uvicorn.Server(config).run(sockets=sockets)
-    except KeyboardInterrupt:
-        pass  # uvicorn hands Ctrl-C back once it has shut down
+        browser.start()  # the first catalogue is made while the browser opens
+        url = f"http://127.0.0.1:{chosen}/?token={token}"
+        say(f"clarity browse: every plan, read-only, at {url}")
+        if open_page and _can_open():
+            import webbrowser
+
+            webbrowser.open(url)
+        elif open_page:
+            say("Open that address in a browser (no display here to open one). Ctrl-C stops it.")
+        else:
+            say("Ctrl-C stops it.")
+        server.run(sockets=sockets)
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         for sock in sockets:
             sock.close()
     say("clarity browse stopped.")

@@ -1,0 +1,156 @@
+"""What `clarity browse` refuses, over real sockets (SPEC 9.3): no token, a foreign Host
+(DNS rebinding), any method but GET and HEAD, any address but loopback; and the
+headers every answer carries."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+
+import pytest
+
+from clarity.browse.guard import POLICY
+from fixtures.browse.page import browse_server, clarity
+
+PAGES = ["/", "/pictures", "/search?q=cache", "/search/hits?q=cache", "/static/browse.js"]
+
+
+@pytest.mark.parametrize("path", [*PAGES, "/plan?r=x&p=live&v=x.md", "/nowhere"])
+def test_a_request_without_the_token_is_refused(served, path):
+    answer = served.ask(path, cookie=None)
+    assert answer.status == 403
+    assert "open the address clarity browse printed" in answer.body
+    assert "misty-sleeping-cherny" not in answer.body  # no plan's name, title or text
+
+
+def test_a_wrong_token_is_refused_in_the_address_and_in_the_cookie(served):
+    assert served.ask("/?token=" + "x" * len(served.token), cookie=None).status == 403
+    wrong = f"clarity-browse-{served.port}={served.token[:-1]}Z"
+    assert served.ask("/", cookie=wrong).status == 403
+    other_port = f"clarity-browse-{served.port + 1}={served.token}"
+    assert served.ask("/", cookie=other_port).status == 403
+
+
+def test_the_token_in_the_address_becomes_a_cookie_and_leaves_the_address(served):
+    answer = served.ask(f"/?class=active&token={served.token}", cookie=None)
+    assert answer.status == 303
+    assert answer.headers["location"] == "/?class=active"
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith(served.cookie + ";")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert served.ask("/?class=active", cookie=served.cookie).status == 200
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example:{port}", "evil.example", "127.0.0.1:{other}", "127.0.0.1", "0.0.0.0:{port}"],
+)
+def test_a_foreign_host_is_refused_even_with_the_token(served, host):
+    named = host.format(port=served.port, other=served.port + 1)
+    answer = served.ask("/", host=named)
+    assert answer.status == 403
+    assert "loopback" in answer.body
+    assert served.ask(f"/?token={served.token}", host=named, cookie=None).status == 403
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}"])
+def test_the_loopback_names_are_served(served, host):
+    assert served.ask("/", host=host.format(port=served.port)).status == 200
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
+def test_only_get_and_head_are_served(served, method):
+    answer = served.ask("/", method=method)
+    assert answer.status == 405
+    assert answer.headers["allow"] == "GET, HEAD"
+
+
+def test_head_answers_without_a_body(served):
+    answer = served.ask("/", method="HEAD")
+    assert answer.status == 200
+    assert answer.body == ""
+
+
+@pytest.mark.parametrize("path", [*PAGES, "/plan?r=x&p=live&v=x.md"])
+def test_every_answer_carries_the_policy(served, path):
+    for cookie in ("yes", None):
+        headers = served.ask(path, cookie=cookie).headers
+        assert headers["content-security-policy"] == POLICY
+        assert "script-src 'self'" in POLICY and "unsafe-inline" not in POLICY
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["cache-control"] == "no-store"
+        assert headers["x-frame-options"] == "DENY"
+
+
+def test_it_listens_on_loopback_only(served):
+    for address in ("127.0.0.2", _outside_address()):
+        if address is None:
+            continue
+        with pytest.raises(ConnectionRefusedError):
+            served.ask("/", address=address, timeout=5)
+    if socket.has_ipv6 and _has_ipv6_loopback():
+        assert served.ask("/", address="::1", host=f"[::1]:{served.port}").status == 200
+
+
+def _outside_address() -> str | None:
+    """An address of this machine that is not loopback, if it has one."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 9))  # UDP: sends nothing, picks the route's address
+        address = probe.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") else address
+
+
+def _has_ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as sock:
+            sock.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(served, home):
+    run = subprocess.run(
+        [clarity(), "browse", "--no-open", "--port", str(served.port)],
+        env=home[1],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert f"port {served.port}" in lines[0] and "--port" in lines[0]
+    assert "Traceback" not in run.stderr
+
+
+def test_ctrl_c_stops_it_in_one_line(home):
+    with browse_server(home[1]) as (process, url):
+        assert url.startswith("http://127.0.0.1:")
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=15)
+    assert process.returncode == 0
+    assert out.strip().splitlines()[-1] == "clarity browse stopped."
+    assert err == ""
+
+
+def test_a_port_another_program_holds_says_what_to_do(home):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = taken.getsockname()[1]
+        run = subprocess.run(
+            [clarity(), "browse", "--no-open", "--port", str(port)],
+            env=home[1], capture_output=True, text=True, timeout=30,
+        )
+    finally:
+        taken.close()
+    assert run.returncode == 2
+    assert "in use" in run.stderr and "Traceback" not in run.stderr
