@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.browse.page import browse_server, lay_out_home
+from tests.browse.page import browse_server, lay_out_home
 from tests.browse.server import Served
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from clarity.archive.versions import SEEN, keep_file, mark_before_cleanup
 
-QUOTED = "it's \"quoted\"\nand <b>bold.md"
+QUOTED = 'it\'s "quoted"\nand <b>bold.md'
 NOT_UTF8 = b"caf\xe9-plan.md"
 HUGE = "huge-one-line.md"
 GONE = "deleted-by-claude-code.md"
@@ -48,7 +48,7 @@ def hostile_text(canary: str) -> str:
 def lay_hostile_plans(plans: Path, archive: Path, canary: str) -> None:
     (plans / HOSTILE).write_text(hostile_text(canary), encoding="utf-8")
     (plans / QUOTED).write_text("# A plan named with quotes\n\nIts name has a newline.\n")
-    fd = os.open(os.path.join(os.fsencode(plans), NOT_UTF8), os.O_WRONLY | os.O_CREAT, 0o644)
+    fd = os.open(os.fsencode(plans) + b"/" + NOT_UTF8, os.O_WRONLY | os.O_CREAT, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write("# Café plan\n\nIts name is Latin-1, not UTF-8.\n")
     (plans / HUGE).write_text("# Huge\n\n" + "word " * (2 * 1024 * 1024) + "\n")

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from clarity.browse.guard import POLICY
-from fixtures.browse.page import browse_server, clarity
+from tests.browse.page import browse_server, clarity
 
 PAGES = ["/", "/pictures", "/search?q=cache", "/search/hits?q=cache", "/static/browse.js"]
 
@@ -148,7 +148,10 @@ def test_a_port_another_program_holds_says_what_to_do(home):
         port = taken.getsockname()[1]
         run = subprocess.run(
             [clarity(), "browse", "--no-open", "--port", str(port)],
-            env=home[1], capture_output=True, text=True, timeout=30,
+            env=home[1],
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     finally:
         taken.close()

@@ -10,11 +10,12 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from fixtures.browse.page import EDITED, browse_server, clarity, lay_out_home
 from tests.browse import hostile
+from tests.browse.page import EDITED, browse_server, clarity, lay_out_home
 from tests.browse.server import Served
 
 ROW = re.compile(r'<tr class="row-([a-z]+)" data-plan="([^"]*)" data-place="([a-z]+)">')
@@ -42,10 +43,11 @@ def link_to(page: str, name: str) -> str:
     raise AssertionError(f"no row for {name!r}")
 
 
-def cli_json(env: dict[str, str], *args: str) -> dict:
+def cli_json(env: dict[str, str], *args: str) -> dict[str, Any]:
     run = subprocess.run([clarity(), *args, "--json"], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+    found: dict[str, Any] = json.loads(run.stdout)
+    return found
 
 
 def tree(*folders: Path) -> dict[str, tuple[bytes, int]]:
@@ -107,7 +109,10 @@ def test_a_hostile_plan_is_text_on_every_page(hostile_served):
     page = hostile_served.page(link_to(listed, hostile.HOSTILE))
     hits = hostile_served.page("/search/hits?q=alert")
     for shown in (listed, page, hits):
-        assert re.findall(r"<script\b[^>]*>", shown) in ([], ['<script src="/static/browse.js" defer>'])
+        assert re.findall(r"<script\b[^>]*>", shown) in (
+            [],
+            ['<script src="/static/browse.js" defer>'],
+        )
         for tag in ("<img", "<iframe", "<style", "<svg onload", "<b>"):
             assert tag not in shown
         tags = re.findall(r"<[a-zA-Z][^>]*>", shown)  # escaped text holds no "<"
@@ -189,7 +194,9 @@ def test_the_pictures_are_svg_drawn_on_the_server(served):
 def test_a_plan_that_is_gone_says_so(served):
     answer = served.ask("/plan?r=nothere&p=live&v=nothing.md")
     assert answer.status == 404 and "This plan is not there now" in answer.body
-    root = re.search(r'<option value="([0-9a-f]{8})"', served.page("/")).group(1)
+    chosen = re.search(r'<option value="([0-9a-f]{8})"', served.page("/"))
+    assert chosen is not None
+    root = chosen.group(1)
     answer = served.ask(f"/plan?r={root}&p=live&v=no-such-plan.md")
     assert answer.status == 404 and "no-such-plan.md" in answer.body
     answer = served.ask(f"/diff?r={root}&v={EDITED}&a=1&b=9")

@@ -1,0 +1,202 @@
+"""`clarity browse` in a real browser: Debian's headless Chromium, driven by Playwright
+(SPEC 9.3). A person's journey (list, filter, search as you type, a plan, its diff);
+a hostile plan that runs nothing and sends nothing; the refusals as a browser meets
+them (no token, a rebound name); and the screenshots of every page at two widths."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import struct
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browse import hostile
+from tests.browse.page import EDITED, browse_server, have_chromium, launch, lay_out_home
+from tests.browse.screenshots import WIDTHS, take
+
+if not have_chromium():
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Debian's chromium for these tests (.ci/run installs it)")
+    pytest.skip("no chromium here: apt-get install chromium", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+REBOUND = "rebound.test"  # a name an attacker points at 127.0.0.1 (DNS rebinding)
+
+
+class Canary(http.server.ThreadingHTTPServer):
+    """A server a hostile plan tries to reach: it notes every request it gets."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        canary = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                canary.asked.append(self.path)
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def canary() -> Iterator[Canary]:
+    server = Canary()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, canary) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("browser-home")
+    env = lay_out_home(home)
+    hostile.lay_hostile_plans(home / ".claude/plans", home / ".claude/plans-archive", canary.url)
+    with browse_server(env) as (_, url):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        browser = launch(playwright, f"--host-resolver-rules=MAP {REBOUND} 127.0.0.1")
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(30_000)
+    yield opened
+    context.close()
+
+
+def plan_rows(page) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = page.eval_on_selector_all(
+        "tr[data-plan]",
+        "rows => rows.map(r => [r.className, r.dataset.plan, r.dataset.place])",
+    )
+    return rows
+
+
+def test_a_person_lists_filters_searches_opens_a_plan_and_its_diff(page, site):
+    page.goto(site)
+    page.wait_for_selector("table.plans")
+    everything = plan_rows(page)
+    assert len(everything) >= 15
+
+    page.select_option("select[name=class]", "archived")
+    page.click("form.filters button")
+    page.wait_for_url("**/?class=archived*")
+    archived = plan_rows(page)
+    assert archived and all(row[0] == "row-archived" for row in archived)
+    assert len(archived) == sum(1 for row in everything if row[0] == "row-archived")
+
+    page.fill("#q", "cache")  # typed, not submitted: the hits come as it is typed
+    page.wait_for_selector("#hits li[data-plan]")
+    hits = page.eval_on_selector_all("#hits li[data-plan]", "li => li.map(h => h.dataset.plan)")
+    assert "swift-owl-turing.md" in hits
+    assert page.inner_text("#hits mark").lower() == "cache"
+
+    page.goto(site.split("/?")[0] + "/")
+    page.click(f'a[href*="v={EDITED}"]')
+    page.wait_for_selector("article.markdown")
+    assert page.inner_text("h1") == "Plan: Add OAuth device flow to the CLI"
+    assert page.locator("article.markdown input[type=checkbox]:checked").count() >= 1
+
+    page.click("a:has-text('diff with 1')")
+    page.wait_for_selector("table.diff.split")
+    assert page.locator("tr.added td.new", has_text="## Follow-up").count() == 1
+    page.click("a:has-text('unified')")
+    page.wait_for_selector("pre.diff.unified")
+    assert page.locator("pre.diff span.added", has_text="+## Follow-up").count() == 1
+
+
+def test_a_hostile_plan_runs_nothing_and_sends_nothing(page, site, canary):
+    base = site.split("/?")[0]
+    dialogs: list[str] = []
+    requests: list[str] = []
+
+    def dialog_shown(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dialog_shown)
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(site)
+    page.wait_for_selector("table.plans")
+    page.click(f'a[href*="v={hostile.HOSTILE}"]')
+    page.wait_for_selector("article.markdown")
+    page.wait_for_load_state("networkidle")
+    page.fill("#q", "alert")
+    page.wait_for_selector("#hits li[data-plan]")
+    page.goto(base + "/?class=active")
+    page.wait_for_load_state("networkidle")
+
+    assert dialogs == []
+    assert canary.asked == []
+    assert [url for url in requests if not url.startswith(base + "/")] == []
+    page.goto(base + "/")
+    page.click(f'a[href*="v={hostile.HOSTILE}"]')
+    page.wait_for_selector("article.markdown")
+    article = page.locator("article.markdown")
+    assert article.locator("script, img, iframe, style, svg").count() == 0
+    assert "<script>alert(1)" in article.inner_text()
+    assert page.evaluate("document.scripts.length") == 1  # the page's own, from /static
+    assert page.is_visible("body")  # the plan's <style> hid nothing
+
+
+def test_a_browser_without_the_token_or_at_a_rebound_name_is_refused(chromium, site):
+    base = site.split("/?")[0]
+    port = base.rsplit(":", 1)[1]
+    token = site.split("token=")[1]
+    context = chromium.new_context()
+    try:
+        opened = context.new_page()
+        answer = opened.goto(base + "/")
+        assert answer is not None and answer.status == 403
+        assert "open the address clarity browse printed" in opened.inner_text("body")
+        answer = opened.goto(f"http://{REBOUND}:{port}/?token={token}")
+        assert answer is not None and answer.status == 403
+        assert "loopback" in opened.inner_text("body")
+        answer = opened.goto(site)  # the printed address: served, the token now a cookie
+        assert answer is not None and answer.status == 200
+        assert "token=" not in opened.url
+        cookies = context.cookies()
+        assert [c["httpOnly"] for c in cookies] == [True]
+        answer = opened.goto(f"http://{REBOUND}:{port}/")
+        assert answer is not None and answer.status == 403
+    finally:
+        context.close()
+
+
+def _png_width(path: Path) -> int:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int(struct.unpack(">I", data[16:20])[0])
+
+
+def test_the_screenshots_script_shoots_every_page_at_both_widths(chromium, tmp_path):
+    shots = take(tmp_path / "shots", tmp_path / "home", chromium)
+    names = sorted(path.name for path in shots)
+    pages = ("diff", "list", "pictures", "plan", "search")
+    assert names == sorted(f"{page}-{width}.png" for page in pages for width in WIDTHS)
+    for shot in shots:
+        assert _png_width(shot) == int(shot.stem.rsplit("-", 1)[1])
+        assert shot.stat().st_size > 5_000  # a page, not a blank
