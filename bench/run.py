@@ -448,6 +448,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="plans spread over 20 roots for scan --all (0: none)",
     )
     parser.add_argument(
+        "--browse-size",
+        type=int,
+        default=10_000,
+        help="live and archived plans clarity browse serves (0: none)",
+    )
+    parser.add_argument(
         "--transcripts",
         type=float,
         default=1e9,
@@ -493,6 +499,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             from bench.roots import roots_figure  # it needs Bench and Figure from here
 
             figures.append(roots_figure(bench, args.roots_size, args.repeat))
+        if args.browse_size > 0:
+            from bench.browse import browse_figures  # it needs Bench and Figure from here
+
+            figures += browse_figures(bench, args.browse_size, args.repeat)
         transcripts = None
         if args.transcripts > 0:
             found, transcripts = transcript_figures(bench, int(args.transcripts), args.repeat)

@@ -47,6 +47,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
     tiny = ["--sizes", "30,300", "--apply-size", "30", "--hook-size", "30", "--repeat", "1"]
     tiny += ["--transcripts", "3e6", "--search-size", "30", "--roots-size", "300"]
+    tiny += ["--browse-size", "30"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -90,6 +91,19 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "MCP search_plans, 30 live + 30 archived",
         "clarity search as a process, 30 live + 30 archived",
         "scan --all, 20 roots, 300 plans (repeat)",
+        *(
+            f"browse: {what}, 30 live + 30 archived"
+            for what in (
+                "start to the address printed",
+                "start to the first list",
+                "the list",
+                "the list of one class",
+                "a live plan",
+                "an archived plan",
+                "search as you type",
+                "the pictures",
+            )
+        ),
         f"scan, {result['transcripts']['bytes'] / 1e6:.0f} MB of transcripts "
         f"({result['transcripts']['files']} sessions), first",
         "scan after 1 MB more, vs the first scan",

@@ -111,6 +111,12 @@ def _index(archive_dir: Path) -> tuple[list[ArchivedPlan], list[str]]:
     return list(plans), list(notes)
 
 
+def index_records(archive_dir: Path) -> list[dict[str, Any]]:
+    """The records the index lists (damaged lines passed over), read once per change of
+    index.jsonl. ClarityError if it cannot be read; OSError if it is not there."""
+    return [plan.record for plan in _index(archive_dir)[0]]
+
+
 def _archived_files(archive_dir: Path, plans: list[ArchivedPlan]) -> list[Found]:
     """Every archived file (plans and sub-plans) of the plans _index just gave, the newest
     plan's first."""

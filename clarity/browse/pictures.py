@@ -20,6 +20,9 @@ WEEKS = 26  # "the last months": half a year of weeks
 PROJECTS_MOST = 12
 
 
+WEEK_S = 7 * 86400
+
+
 def _week(moment: float) -> datetime:
     day = datetime.fromtimestamp(moment, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     return day - timedelta(days=day.weekday())
@@ -27,15 +30,15 @@ def _week(moment: float) -> datetime:
 
 def weeks_by_class(plans: Iterable[Listed], now: float) -> list[tuple[datetime, Counter[str]]]:
     """(monday, count per class) of the last WEEKS weeks, oldest first: each plan in the
-    week its file was last written."""
-    last = _week(now)
-    weeks = [last - timedelta(weeks=back) for back in range(WEEKS - 1, -1, -1)]
-    counts: dict[datetime, Counter[str]] = {week: Counter() for week in weeks}
+    week (UTC) its file was last written."""
+    first = _week(now) - timedelta(weeks=WEEKS - 1)
+    start = first.timestamp()
+    counts: list[Counter[str]] = [Counter() for _ in range(WEEKS)]
     for plan in plans:
-        week = _week(plan.mtime)
-        if week in counts:
-            counts[week][plan.plan_class] += 1
-    return [(week, counts[week]) for week in weeks]
+        number = int((plan.mtime - start) // WEEK_S)  # no datetime per plan: 20,000 of them
+        if 0 <= number < WEEKS:
+            counts[number][plan.plan_class] += 1
+    return [(first + timedelta(weeks=number), counts[number]) for number in range(WEEKS)]
 
 
 def _quarter(when: str | None) -> str | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from clarity.archive.layout import NotOurs, archived_path, read_index_lines
+from clarity.archive.layout import archived_path
 from clarity.archive.versions import iso_moment, read_versions
 from clarity.config import Settings
 from clarity.errors import ClarityError
@@ -79,13 +79,14 @@ def _now_in(path: Path) -> tuple[str, int, int] | None:
 
 def _archived(archive_dir: Path, name: str) -> Iterator[tuple[str, str, int, str, Path]]:
     """(archived_at, sha256, size, mtime, path) of each archived copy of the plan."""
+    from clarity.archive.shelf import index_records  # read once per change of the index
+
     try:
-        lines = read_index_lines(archive_dir)
-    except (NotOurs, OSError):
+        records = index_records(archive_dir)
+    except (ClarityError, OSError):
         return
-    for line in lines:
-        record = line.record
-        if record is None or record.get("name") != name:
+    for record in records:
+        if record.get("name") != name:
             continue
         try:
             path = archived_path(archive_dir, str(record["path"]))

@@ -1,0 +1,70 @@
+"""The pictures' counts and their SVG: each plan in its week, the archive summed by
+quarter, the projects with the most plans; every label escaped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from clarity.browse import pictures
+from clarity.workflows.browsing import Listed
+
+NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)  # a Thursday
+
+
+def plan(name: str, days_old: float, plan_class: str = "active", **more: Any) -> Listed:
+    values: dict[str, Any] = {
+        "root": "r",
+        "place": "live",
+        "value": name,
+        "name": name,
+        "title": None,
+        "plan_class": plan_class,
+        "action": None,
+        "reason": "",
+        "project": None,
+        "mtime": (NOW - timedelta(days=days_old)).timestamp(),
+        "size": 1,
+        "cleanup_in_days": None,
+    }
+    values.update(more)
+    return Listed(**values)
+
+
+def test_each_plan_counts_in_the_week_its_file_was_last_written():
+    plans = [
+        plan("today.md", 0),
+        plan("monday.md", 3.4, "completed"),  # Monday 2026-11-23, 02:24 UTC: this week
+        plan("sunday.md", 3.6, "stale"),  # Sunday 2026-11-22: the week before
+        plan("old.md", 7 * pictures.WEEKS + 1),  # older than the picture
+        plan("future.md", -30),  # a clock ahead: in no week shown
+    ]
+    weeks = pictures.weeks_by_class(plans, NOW.timestamp())
+    assert len(weeks) == pictures.WEEKS
+    assert weeks[-1][0] == datetime(2026, 11, 23, tzinfo=UTC)
+    assert weeks[-1][1] == {"active": 1, "completed": 1}
+    assert weeks[-2][1] == {"stale": 1}
+    assert sum(sum(counts.values()) for _, counts in weeks) == 3
+    assert [monday.weekday() for monday, _ in weeks] == [0] * pictures.WEEKS
+
+
+def test_the_archive_is_summed_by_the_quarter_plans_were_archived_in():
+    plans = [
+        plan("a.md", 1, "archived", place="archive", archived_at="2026-02-01T00:00:00+00:00"),
+        plan("b.md", 1, "archived", place="archive", archived_at="2026-03-31T23:00:00+00:00"),
+        plan("c.md", 1, "archived", place="archive", archived_at="2026-10-02T00:00:00+00:00"),
+        plan("d.md", 1, "archived", place="archive", archived_at="not a date"),
+        plan("live.md", 1),
+    ]
+    assert pictures.archive_by_quarter(plans) == [("2026-Q1", 2, 2), ("2026-Q4", 1, 3)]
+
+
+def test_projects_most_first_and_their_names_escaped():
+    plans = [plan(f"{n}.md", 1, project="/w/<script>x") for n in range(3)]
+    plans += [plan("lone.md", 1, project="/w/b"), plan("none.md", 1)]
+    rows = pictures.per_project(plans)
+    assert rows[0] == ("/w/<script>x", 3)
+    assert set(rows[1:]) == {("/w/b", 1), ("(no session found)", 1)}
+    drawn = pictures.projects_svg(rows)
+    assert "<script" not in drawn and "&lt;script&gt;x" in drawn
+    assert drawn.count("<rect") == 3
