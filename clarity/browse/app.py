@@ -8,7 +8,6 @@ surrogateescape: a plan whose name is not UTF-8 is still the same file.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from importlib.resources import files
 from urllib.parse import parse_qs
@@ -39,25 +38,30 @@ def _number(value: str | None, default: int) -> int:
         return default
 
 
-def _guarded(endpoint: Endpoint) -> Endpoint:
-    """A page that fails says so in one line, on the page and on the terminal; the
-    server goes on."""
+def make_app(browser: browsing.Browser, note: Callable[[str], None]) -> Starlette:
+    """The page's addresses; note: says on the terminal what failed."""
 
-    @functools.wraps(endpoint)
-    def page(request: Request) -> Response:
-        try:
-            return endpoint(request)
-        except Exception as error:  # noqa: BLE001 - one page failing stops no other
-            print(f"clarity browse: {request.url.path} failed: {error!r}", file=sys.stderr)
-            return HTMLResponse(
-                pages.missing_page(None, "This page could not be made", f"{error}"),
-                status_code=500,
-            )
+    def guarded(endpoint: Endpoint) -> Endpoint:
+        """A page that fails says so in one line, on the page and on the terminal; the
+        server goes on."""
 
-    return page
+        @functools.wraps(endpoint)
+        def page(request: Request) -> Response:
+            try:
+                return endpoint(request)
+            except ClarityError as error:
+                return HTMLResponse(
+                    pages.missing_page(None, "Nothing to show yet", error.message), 503
+                )
+            except Exception as error:  # noqa: BLE001 - one page failing stops no other
+                note(f"clarity browse: {request.url.path} failed: {error!r}")
+                return HTMLResponse(
+                    pages.missing_page(None, "This page could not be made", f"{error}"),
+                    status_code=500,
+                )
 
+        return page
 
-def make_app(browser: browsing.Browser) -> Starlette:
     def plan_list(request: Request) -> Response:
         asked = _query(request)
         filters = pages.Filters(
@@ -146,12 +150,12 @@ def make_app(browser: browsing.Browser) -> Starlette:
         return Response(body, media_type=STATIC[name])
 
     routes = [
-        Route("/", _guarded(plan_list)),
-        Route("/plan", _guarded(plan)),
-        Route("/diff", _guarded(diff)),
-        Route("/search", _guarded(search)),
-        Route("/search/hits", _guarded(search_hits)),
-        Route("/pictures", _guarded(pictures)),
-        Route("/static/{name}", _guarded(static)),
+        Route("/", guarded(plan_list)),
+        Route("/plan", guarded(plan)),
+        Route("/diff", guarded(diff)),
+        Route("/search", guarded(search)),
+        Route("/search/hits", guarded(search_hits)),
+        Route("/pictures", guarded(pictures)),
+        Route("/static/{name}", guarded(static)),
     ]
     return Starlette(routes=routes)

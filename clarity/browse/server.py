@@ -65,8 +65,9 @@ def _can_open() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def serve(settings: Settings, *, port: int, open_page: bool, say: Say) -> None:
-    """Serve the page until Ctrl-C (or SIGTERM); says the address, and that it stopped."""
+def serve(settings: Settings, *, port: int, open_page: bool, say: Say, warn: Say) -> None:
+    """Serve the page until Ctrl-C (or SIGTERM); says the address, and that it stopped;
+    warns of a page that failed."""
     import uvicorn
 
     from clarity.browse.app import make_app
@@ -78,7 +79,7 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say) -> None:
     token = secrets.token_urlsafe(24)
     browser = Browser(settings)
     config = uvicorn.Config(
-        Guard(make_app(browser), token, chosen),
+        Guard(make_app(browser, warn), token, chosen),
         log_level="warning",
         access_log=False,
         lifespan="off",

@@ -29,4 +29,10 @@ def browse(
     settings = settings_from(locals())
     from clarity.browse.server import serve
 
-    serve(settings, port=port, open_page=not no_open, say=lambda line: say([line], fitted=False))
+    serve(
+        settings,
+        port=port,
+        open_page=not no_open,
+        say=lambda line: say([line], fitted=False),
+        warn=lambda line: say([line], err=True, fitted=False),
+    )

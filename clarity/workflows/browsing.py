@@ -247,6 +247,7 @@ class Browser:
         self._current: Catalogue | None = None
         self._stamp: tuple[Any, ...] = ()
         self._making = False
+        self._failed: str | None = None
 
     def start(self) -> None:
         """Make the first catalogue in the background (the server answers meanwhile)."""
@@ -264,7 +265,11 @@ class Browser:
             made = self._make(self.settings)
             stamp = _stamp(made)
             with self._lock:
-                self._current, self._stamp = made, stamp
+                self._current, self._stamp, self._failed = made, stamp, None
+        except Exception as error:  # noqa: BLE001 - a thread's failure is said on the page
+            message = error.message if isinstance(error, ClarityError) else repr(error)
+            with self._lock:
+                self._failed = message
         finally:
             with self._lock:
                 self._making = False
@@ -272,14 +277,15 @@ class Browser:
 
     def catalogue(self) -> Catalogue:
         """The latest catalogue (waiting for the first); a new one begins when a folder
-        changed or this one has aged."""
+        changed or this one has aged. ClarityError if none could be made yet."""
         if self._current is None:
             self._begin()
             self._ready.wait()
-            if self._current is None:  # the first could not be made: try once in this thread
-                made = self._make(self.settings)
-                self._current, self._stamp = made, _stamp(made)
-            return self._current
+            current = self._current
+            if current is None:
+                self._ready.clear()  # the next page tries again
+                raise ClarityError(f"clarity could not list the plans: {self._failed}")
+            return current
         current = self._current
         if time.time() - current.made_at > STALE_AFTER or _stamp(current) != self._stamp:
             self._begin()
