@@ -52,7 +52,6 @@ class Listed:
     cleanup_in_days: int | None  # before Claude Code's own cleanup deletes it
     parent: str | None = None
     subplans: tuple[str, ...] = ()
-    advice: str | None = None  # the agent's word on a dormant plan
     archived_at: str | None = None
     path: str = ""
 
@@ -110,7 +109,6 @@ def _live(report: ScanReport, rid: str) -> list[Listed]:
     rows = []
     for verdict in report.verdicts:
         facts = verdict.facts
-        advice = report.advice.get(verdict.name)
         rows.append(
             Listed(
                 root=rid,
@@ -127,7 +125,6 @@ def _live(report: ScanReport, rid: str) -> list[Listed]:
                 cleanup_in_days=report.cleanup_in_days(verdict),
                 parent=verdict.parent,
                 subplans=verdict.subplans,
-                advice=None if advice is None else f"{advice.verdict}: {advice.reason}",
                 path=os.fsdecode(facts.folder / facts.name),
             )
         )
@@ -200,7 +197,9 @@ def make_catalogue(settings: Settings) -> Catalogue:
         error = None
         try:
             request = ScanRequest(datetime.now().astimezone())
-            report = run_scan(chosen, request, notes.append, record=False, settle=False)
+            # No agent: a page made again every 30 s must not spend tokens each time.
+            reading = chosen._replace(agent=chosen.agent._replace(enabled=False))
+            report = run_scan(reading, request, notes.append, record=False, settle=False)
             plans += _live(report, rid)
             sessions.update({(rid, name): found for name, found in report.sessions.items()})
             projects.update({(rid, name): where for name, where in report.projects.items()})
