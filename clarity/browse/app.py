@@ -75,7 +75,7 @@ def make_app(browser: browsing.Browser, note: Callable[[str], None]) -> Starlett
         return HTMLResponse(pages.list_page(browser.catalogue(), filters))
 
     def plan(request: Request) -> Response:
-        from clarity.browse.markdown import to_html
+        from clarity.browse.markdown import to_html, too_deep
 
         asked = _query(request)
         catalogue = browser.catalogue()
@@ -86,7 +86,10 @@ def make_app(browser: browsing.Browser, note: Callable[[str], None]) -> Starlett
                 pages.missing_page(catalogue, "This plan is not there now", error.message),
                 status_code=404,
             )
-        return HTMLResponse(pages.plan_page(view, catalogue, to_html(view.body)))
+        raw = asked.get("raw") == "1"
+        body = None if raw else to_html(view.body)
+        page = pages.plan_page(view, catalogue, body, too_deep=too_deep(view.body))
+        return HTMLResponse(page)
 
     def diff(request: Request) -> Response:
         from clarity.browse.diffs import side_by_side, unified

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import unquote_to_bytes
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -87,7 +87,8 @@ class Guard:
         if scope["type"] != "http":
             return  # no websocket, no lifespan: nothing else is served
         headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
-        host = next((value for key, value in headers if key == b"host"), None)
+        hosts = [value for key, value in headers if key == b"host"]
+        host = hosts[0] if len(hosts) == 1 else None  # two Hosts: which one was meant?
         if host not in self.hosts:
             await self._refuse(
                 send, 403, "Refused: this page answers only at its loopback address."
@@ -101,16 +102,17 @@ class Guard:
                 [(b"allow", b"GET, HEAD")],
             )
             return
-        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-        in_address = [value for key, value in query if key == "token"]
-        if in_address:
-            if not self._given(in_address[-1].encode("latin-1")):
+        # The query as sent, its parts kept byte for byte (a name that is not UTF-8 too).
+        parts = [part for part in scope.get("query_string", b"").split(b"&") if part]
+        tokens = [part[6:] for part in parts if part.startswith(b"token=")]
+        if tokens:
+            if len(tokens) > 1 or not self._given(unquote_to_bytes(tokens[0])):
                 await self._refuse(send, 403, "Refused: that token is not this server's.")
                 return
-            rest = urlencode([(key, value) for key, value in query if key != "token"])
-            where = scope.get("raw_path", scope["path"].encode()) + (
-                b"?" + rest.encode() if rest else b""
-            )
+            rest = b"&".join(part for part in parts if not part.startswith(b"token="))
+            # always a path of this server: "//elsewhere/" would be another site
+            path = b"/" + scope.get("raw_path", scope["path"].encode()).lstrip(b"/\\")
+            where = path + (b"?" + rest if rest else b"")
             cookie = self.cookie + b"=" + self.token + b"; HttpOnly; SameSite=Strict; Path=/"
             await self._refuse(
                 send, 303, "See the page.", [(b"location", where), (b"set-cookie", cookie)]

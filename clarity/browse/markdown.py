@@ -9,6 +9,7 @@ items (`- [x] done`) get a disabled checkbox.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +21,13 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 _TASK = re.compile(r"\[([ xX])\]\s")
+MAX_NESTING = 100  # markdown-it's levels: past them it drops the text, so deeper is flagged
+# A line opening more quotes or list items than MAX_NESTING leaves room for (a list item
+# takes two levels, its paragraph a third): the page says to read the plain text.
+_TOO_DEEP = re.compile(
+    r"^(?:(?:[ \t]*(?:>|[-*+]|\d{1,9}[.)])[ \t]*){30,}|[ \t]{60,}(?:>|[-*+]|\d{1,9}[.)]))",
+    re.MULTILINE,
+)
 
 
 def _tasks(state: StateCore) -> None:
@@ -74,7 +82,10 @@ def _link_open(
 
 
 def _parser() -> MarkdownIt:
-    parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    parser = MarkdownIt(
+        "commonmark",
+        {"html": False, "linkify": False, "typographer": False, "maxNesting": MAX_NESTING},
+    )
     parser.enable(["table", "strikethrough"])
     parser.core.ruler.push("task_lists", _tasks)
     parser.add_render_rule("task_box", _task_box)
@@ -86,7 +97,13 @@ def _parser() -> MarkdownIt:
 _PARSER = _parser()
 
 
+@functools.lru_cache(maxsize=16)  # a page opened again, or by many at once, is made once
 def to_html(text: str) -> str:
     """The plan's Markdown as HTML: every character of it escaped or rendered, none run."""
     html: Any = _PARSER.render(text)
     return str(html)
+
+
+def too_deep(text: str) -> bool:
+    """Whether the plan nests deeper than the rendered page can show (its plain text can)."""
+    return _TOO_DEEP.search(text) is not None

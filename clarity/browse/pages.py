@@ -121,10 +121,11 @@ _ENV.globals.update(age=_age, size=_size, cleanup=_cleanup)
 
 def _render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
     broken = [] if catalogue is None else [root for root in catalogue.roots if root.error]
+    noted = [] if catalogue is None else [root for root in catalogue.roots if root.notes]
     made = ""
     if catalogue is not None:
         made = f"As of {datetime.fromtimestamp(catalogue.made_at):%Y-%m-%d %H:%M:%S}."
-    return _ENV.get_template(template).render(broken=broken, made=made, **values)
+    return _ENV.get_template(template).render(broken=broken, noted=noted, made=made, **values)
 
 
 def _chosen(catalogue: Catalogue, filters: Filters) -> list[Listed]:
@@ -306,7 +307,10 @@ def _plan_commands(view: PlanView) -> list[tuple[str, str]]:
     return commands
 
 
-def plan_page(view: PlanView, catalogue: Catalogue, body_html: str) -> str:
+def plan_page(
+    view: PlanView, catalogue: Catalogue, body_html: str | None, *, too_deep: bool
+) -> str:
+    """The plan's page: its Markdown rendered (body_html), or its plain text (None)."""
     rid = view.root.id
     listed = view.listed
 
@@ -316,9 +320,19 @@ def plan_page(view: PlanView, catalogue: Catalogue, body_html: str) -> str:
                 return plan_url(rid, plan.place, plan.value)
         return None
 
-    subplans = [(name, linked(name)) for name in (listed.subplans if listed else ())]
-    if not subplans and view.record:
-        subplans = [(str(sub.get("name")), None) for sub in view.record.get("subplans") or []]
+    if view.subplans:  # an archived plan's: each beside it in the archive
+        subplans = [
+            (name, None if path is None else plan_url(rid, "archive", path))
+            for name, path in view.subplans
+        ]
+    else:
+        subplans = [(name, linked(name)) for name in (listed.subplans if listed else ())]
+    parent_name, parent_url = None, None
+    if listed is not None and listed.parent:
+        parent_name, parent_url = listed.parent, linked(listed.parent)
+    elif view.parent is not None:
+        parent_name, parent_url = view.parent[0], plan_url(rid, "archive", view.parent[1])
+    here = plan_url(rid, view.place, listed.value if listed else view.name)
     project = (listed.project if listed else None) or view.session_project
     if project is None and view.record:
         project = view.record.get("project")
@@ -328,11 +342,16 @@ def plan_page(view: PlanView, catalogue: Catalogue, body_html: str) -> str:
         catalogue,
         title=view.name,
         view=view,
-        body=Markup(body_html),  # markdown.to_html escaped every character of the plan
+        # markdown.to_html escaped every character of the plan
+        body=None if body_html is None else Markup(body_html),
+        raw_url=here + "&raw=1",
+        rendered_url=here,
+        too_deep=too_deep,
         session=_session(view.session),
         project=project,
         subplans=subplans,
-        parent_url=linked(listed.parent) if listed and listed.parent else None,
+        parent_name=parent_name,
+        parent_url=parent_url,
         commands=_plan_commands(view),
         shown=len(view.text.encode("utf-8", "surrogateescape")),
         show_command=Again.of(view.root.settings).command("show", stem),

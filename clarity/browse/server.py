@@ -72,20 +72,23 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say, warn: Say
 
     from clarity.browse.app import make_app
     from clarity.browse.guard import Guard
-    from clarity.workflows.browsing import Browser
+    from clarity.workflows.browsing import Browser, check_named_folder
 
+    check_named_folder(settings)
     sockets = bind_loopback(port)
     chosen = sockets[0].getsockname()[1]
     token = secrets.token_urlsafe(24)
     browser = Browser(settings)
     config = uvicorn.Config(
         Guard(make_app(browser, warn), token, chosen),
-        log_level="warning",
+        # Its own lines would be a traceback for a page cut short by Ctrl-C, or a warning
+        # for each malformed request any local program sends: the pages say their errors.
+        log_level="critical",
         access_log=False,
         lifespan="off",
         server_header=False,
         date_header=False,
-        timeout_graceful_shutdown=2,
+        timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
     # Ctrl-C (or SIGTERM) from now on asks the server to stop, even before it runs:

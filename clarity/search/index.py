@@ -211,9 +211,16 @@ class SearchIndex:
             f"INSERT INTO docs({names}) VALUES ({marks})",
             tuple(fields.values()),
         )
+        # HIT and END mark a match in a snippet: a plan that holds them would fake one
+        unmarked = str.maketrans("", "", HIT + END)
         self.db.execute(
             "INSERT INTO text(rowid, name, title, body) VALUES (?, ?, ?, ?)",
-            (cursor.lastrowid, fields["name"], fields["title"] or "", body),
+            (
+                cursor.lastrowid,
+                fields["name"].translate(unmarked),
+                (fields["title"] or "").translate(unmarked),
+                body.translate(unmarked),
+            ),
         )
 
     def _drop(self, row_ids: Iterable[int]) -> None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from clarity.workflows.versions import History
 
 LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
-TEXT_SHOWN = 512 * 1024  # of a plan the page renders, at most (the rest: clarity show NAME)
+TEXT_SHOWN = 256 * 1024  # of a plan the page renders, at most (the rest: clarity show NAME)
 STALE_AFTER = 30.0  # seconds a catalogue is shown before the next is made in the background
 
 
@@ -204,6 +204,7 @@ def make_catalogue(settings: Settings) -> Catalogue:
             sessions.update({(rid, name): found for name, found in report.sessions.items()})
             projects.update({(rid, name): where for name, where in report.projects.items()})
             notes += report.notes
+            notes += [f"{os.fsdecode(item.path)}: {item.reason}" for item in report.skipped]
         except (ClarityError, OSError) as problem:
             error = problem.message if isinstance(problem, ClarityError) else str(problem)
         try:
@@ -231,6 +232,16 @@ def _stamp(catalogue: Catalogue) -> tuple[Any, ...]:
             except OSError:
                 parts.append(None)
     return tuple(parts)
+
+
+def check_named_folder(settings: Settings) -> None:
+    """The plans folder the person named (--plans-dir, the environment) is there and is a
+    folder: ClarityError (one line, exit 2) before anything is served, as scan says."""
+    from clarity.workflows.scanning import check_plans_folder
+    from clarity.workflows.searching import one_root_named
+
+    if one_root_named(settings):
+        check_plans_folder(settings)
 
 
 class Browser:
@@ -307,9 +318,11 @@ class PlanView:
     listed: Listed | None
     session: SessionEvidence | None
     session_project: str | None
-    record: dict[str, Any] | None  # the archive's record of it
+    record: dict[str, Any] | None  # the archive's record of it (None for a sub-plan)
     history: History | None
     history_error: str | None
+    parent: tuple[str, str] | None = None  # an archived sub-plan's plan: (name, its path)
+    subplans: tuple[tuple[str, str | None], ...] = ()  # (name, its path in the archive)
 
 
 def _split(text: str) -> tuple[str | None, str]:
@@ -348,6 +361,19 @@ def plan_view(catalogue: Catalogue, rid: str, value: str) -> PlanView:
         history = plan_history(settings, found.name)
     except ClarityError as error:
         history_error = error.message
+    record: dict[str, Any] | None = None
+    parent: tuple[str, str] | None = None
+    subplans: tuple[tuple[str, str | None], ...] = ()
+    if found.archived is not None:
+        archived = found.archived.plan
+        if found.archived.is_subplan:  # its record is its plan's: named, not shown as its own
+            parent = (archived.name, archived.relative)
+        else:
+            record = archived.record
+            subplans = tuple(
+                (str(sub.get("name")), str(sub["path"]) if sub.get("path") else None)
+                for sub in archived.subplans
+            )
     return PlanView(
         root=root,
         place=found.where,
@@ -361,9 +387,11 @@ def plan_view(catalogue: Catalogue, rid: str, value: str) -> PlanView:
         listed=listed,
         session=catalogue.sessions.get((rid, found.name)) if found.where == LIVE else None,
         session_project=catalogue.live_projects.get((rid, found.name)),
-        record=None if found.archived is None else found.archived.plan.record,
+        record=record,
         history=history,
         history_error=history_error,
+        parent=parent,
+        subplans=subplans,
     )
 
 

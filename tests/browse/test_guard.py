@@ -157,3 +157,39 @@ def test_a_port_another_program_holds_says_what_to_do(home):
         taken.close()
     assert run.returncode == 2
     assert "in use" in run.stderr and "Traceback" not in run.stderr
+
+
+def _raw(served, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", served.port), timeout=30) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_two_host_headers_are_refused(served):
+    request = (
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\nHost: evil.example\r\n"
+        f"Cookie: {served.cookie}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    # refused by the server's HTTP parser (400) or by the guard (403): never served
+    assert _raw(served, request).split(b"\r\n", 1)[0] in (
+        b"HTTP/1.1 400 Bad Request",
+        b"HTTP/1.1 403 Forbidden",
+    )
+
+
+@pytest.mark.parametrize("path", ["//evil.example/", "/\\evil.example/", "///evil.example/x"])
+def test_the_token_redirect_stays_on_this_server(served, path):
+    answer = served.ask(f"{path}?token={served.token}", cookie=None)
+    assert answer.status == 303
+    location = answer.headers["location"]
+    assert location.startswith("/") and not location.startswith(("//", "/\\"))
+
+
+def test_the_token_redirect_keeps_every_byte_of_the_query(served):
+    answer = served.ask(f"/plan?r=ab&v=bad%FF%FEbytes.md&token={served.token}&x=1", cookie=None)
+    assert answer.headers["location"] == "/plan?r=ab&v=bad%FF%FEbytes.md&x=1"
+    twice = served.ask(f"/?token={served.token}&token={served.token}", cookie=None)
+    assert twice.status == 403

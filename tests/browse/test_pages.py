@@ -8,6 +8,7 @@ import html
 import json
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,7 @@ def test_a_name_with_quotes_newlines_or_other_bytes_reaches_its_page(hostile_ser
 
 def test_a_plan_of_10_mb_is_shown_in_part_and_says_how_to_see_it_all(hostile_served):
     page = hostile_served.page(link_to(hostile_served.page("/"), hostile.HUGE))
-    assert "Showing the first 512.0 KB of 10.0 MB" in page
+    assert "Showing the first 256.0 KB of 10.0 MB" in page
     assert "show huge-one-line" in page
     assert len(page) < 2 * 1024 * 1024
 
@@ -249,3 +250,85 @@ def test_many_plans_are_shown_a_page_at_a_time(tmp_path):
         assert served.page("/?page=99").count("<tr class=") == len(rows(third))
         seen = {n for page in (1, 2, 3) for _, n, _ in rows(served.page(f"/?page={page}"))}
         assert len(seen) == 465
+
+
+def test_notes_on_a_folder_are_on_the_page(tmp_path):
+    env = lay_out_home(tmp_path)
+    index = tmp_path / ".claude/plans-archive/index.jsonl"
+    lines = index.read_text().splitlines()
+    index.write_text("\n".join([lines[0], "garbage", *lines[1:]]) + "\n")
+    (tmp_path / ".claude/plans/a-link.md").symlink_to("/etc/hostname")
+    with browse_server(env) as (_, url):
+        page = html.unescape(Served.from_url(url).page("/"))
+    assert "index.jsonl line 2 is damaged" in page
+    assert "a-link.md: symlink: not followed" in page and 'class="notes"' in page
+
+
+def test_a_plan_nested_too_deep_for_the_rendered_page_points_to_its_plain_text(tmp_path):
+    env = lay_out_home(tmp_path)
+    deep = "# Deep\n\n" + "".join("  " * level + f"- level {level}\n" for level in range(120))
+    (tmp_path / ".claude/plans/deep-plan.md").write_text(deep + "SECRET-AT-THE-END\n")
+    with browse_server(env) as (_, url):
+        served = Served.from_url(url)
+        address = link_to(served.page("/"), "deep-plan.md")
+        page = served.page(address)
+        assert "deeper than the rendered page shows" in page
+        plain = served.page(address + "&raw=1")
+    assert '<pre class="raw">' in plain and "level 119" in plain
+    assert "SECRET-AT-THE-END" in plain
+
+
+def test_an_archived_sub_plan_and_its_plan_link_each_other(served):
+    parent = served.page(link_to(served.page("/"), "swift-owl-turing.md"))
+    subs = re.findall(r'<a href="(/plan\?[^"]+p=archive[^"]+agent[^"]+)">', parent)
+    assert subs
+    sub = served.page(html.unescape(subs[0]))
+    assert "Sub-plan of" in sub and "v=2026-Q" in sub
+    assert "swift-owl-turing.md</a>" in sub
+    assert "<dt>Archived</dt>" not in sub  # its plan's record is not shown as its own
+
+
+def test_a_plans_folder_that_is_not_there_is_one_line_and_exit_2(tmp_path):
+    run = subprocess.run(
+        [clarity(), "browse", "--no-open", "--plans-dir", str(tmp_path / "nowhere")],
+        env=lay_out_home(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1 and "does not exist" in run.stderr
+
+
+def test_a_plan_cannot_fake_the_marks_of_a_search_hit(tmp_path):
+    env = lay_out_home(tmp_path)
+    (tmp_path / ".claude/plans/marks.md").write_text(
+        "# Marks\n\nfindme and \x02<script>alert(1)</script>\x03 beside it\n"
+    )
+    with browse_server(env) as (_, url):
+        fragment = Served.from_url(url).page("/search/hits?q=findme")
+    assert re.findall(r"<mark>(.*?)</mark>", fragment) == ["findme"]
+
+
+def test_ctrl_c_while_pages_are_being_made_is_one_line(tmp_path):
+    env = lay_out_home(tmp_path)
+    (tmp_path / ".claude/plans/long-list.md").write_text(
+        "# Long\n\n" + "- item **bold** [link](http://x) `code`\n" * 8000
+    )
+    with browse_server(env) as (process, url):
+        served = Served.from_url(url)
+        address = link_to(served.page("/"), "long-list.md")
+        import threading
+
+        askers = [threading.Thread(target=served.ask, args=(address,)) for _ in range(3)]
+        for asker in askers:
+            asker.start()
+        import time
+
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        for asker in askers:
+            asker.join(30)
+    assert out.strip().splitlines()[-1] == "clarity browse stopped."
+    assert "Traceback" not in err and "Error" not in err
