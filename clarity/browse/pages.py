@@ -21,6 +21,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from clarity.hints import Again
+from clarity.printable import format_size
 
 if TYPE_CHECKING:
     from clarity.model import SessionEvidence
@@ -102,21 +103,13 @@ def _age(mtime: float) -> str:
     return f"{days:.1f} d" if days < 10 else f"{days:.0f} d"
 
 
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
-
-
 def _cleanup(days: int | None) -> str:
     if days is None:
         return ""
     return "due now" if days <= 0 else f"{days} d"
 
 
-_ENV.globals.update(age=_age, size=_size, cleanup=_cleanup)
+_ENV.globals.update(age=_age, size=format_size, cleanup=_cleanup)
 
 
 def _render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
