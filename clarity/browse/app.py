@@ -1,4 +1,4 @@
-"""The page's addresses (Starlette): each reads through workflows/browsing.py and
+"""The page's addresses (Starlette): each reads through workflows/ (catalogue.py, browsing.py) and
 answers HTML from pages.py. Nothing here writes a file.
 
 A name rides in an address as its bytes, percent-encoded, and is read back with
@@ -20,6 +20,7 @@ from starlette.routing import Route
 from clarity.browse import pages
 from clarity.errors import ClarityError
 from clarity.workflows import browsing
+from clarity.workflows.catalogue import Browser
 
 STATIC = {"browse.css": "text/css; charset=utf-8", "browse.js": "text/javascript; charset=utf-8"}
 Endpoint = Callable[[Request], Response]
@@ -38,7 +39,7 @@ def _number(value: str | None, default: int) -> int:
         return default
 
 
-def make_app(browser: browsing.Browser, note: Callable[[str], None]) -> Starlette:
+def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
     """The page's addresses; note: says on the terminal what failed."""
 
     def guarded(endpoint: Endpoint) -> Endpoint:

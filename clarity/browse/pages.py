@@ -1,5 +1,5 @@
 """The page's HTML: Jinja2 templates with every value escaped (autoescape), filled from
-what workflows/browsing.py gathered. Only two things go in unescaped: a plan's
+what workflows/catalogue.py and browsing.py gathered. Only two things go in unescaped: a plan's
 Markdown as markdown.py rendered it (raw HTML off) and the SVG pictures.py drew
 (its labels escaped), both marked so here."""
 
@@ -25,7 +25,8 @@ from clarity.printable import format_size
 
 if TYPE_CHECKING:
     from clarity.model import SessionEvidence
-    from clarity.workflows.browsing import Catalogue, Listed, PlanView, RootView, SearchHit
+    from clarity.workflows.browsing import PlanView, SearchHit
+    from clarity.workflows.catalogue import Catalogue, Listed, RootView
 
 PAGE_ROWS = 200  # plans one page of the list shows
 CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
@@ -326,7 +327,7 @@ def plan_page(
     elif view.parent is not None:
         parent_name, parent_url = view.parent[0], plan_url(rid, "archive", view.parent[1])
     here = plan_url(rid, view.place, listed.value if listed else view.name)
-    project = (listed.project if listed else None) or view.session_project
+    project = listed.project if listed else None
     if project is None and view.record:
         project = view.record.get("project")
     stem = view.name.removesuffix(".md")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from html import escape
 
-from clarity.workflows.browsing import Listed
+from clarity.workflows.catalogue import Listed
 
 CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
 WEEKS = 26  # "the last months": half a year of weeks

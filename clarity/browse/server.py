@@ -72,7 +72,7 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say, warn: Say
 
     from clarity.browse.app import make_app
     from clarity.browse.guard import Guard
-    from clarity.workflows.browsing import Browser, check_named_folder
+    from clarity.workflows.catalogue import Browser, check_named_folder
 
     check_named_folder(settings)
     sockets = bind_loopback(port)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from clarity.browse import pictures
-from clarity.workflows.browsing import Listed
+from clarity.workflows.catalogue import Listed
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)  # a Thursday
 
