@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from clarity.browse import pages
+from clarity.browse import pages, plan_pages
 from clarity.errors import ClarityError
 from clarity.workflows import browsing
 from clarity.workflows.catalogue import Browser
@@ -89,7 +89,7 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
             )
         raw = asked.get("raw") == "1"
         body = None if raw else to_html(view.body)
-        page = pages.plan_page(view, catalogue, body, too_deep=too_deep(view.body))
+        page = plan_pages.plan_page(view, catalogue, body, too_deep=too_deep(view.body))
         return HTMLResponse(page)
 
     def diff(request: Request) -> Response:
@@ -120,7 +120,7 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
             (p for p in catalogue.plans if p.root == root.id and p.name == history.name), None
         )
         back = None if listed is None else pages.plan_url(root.id, listed.place, listed.value)
-        html = pages.diff_page(catalogue, root, history.name, first, second, how, rows, back)
+        html = plan_pages.diff_page(catalogue, root, history.name, first, second, how, rows, back)
         return HTMLResponse(html)
 
     def found(request: Request) -> tuple[str, str, list[pages.ShownHit], str | None]:

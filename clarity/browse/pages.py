@@ -24,9 +24,8 @@ from clarity.hints import Again
 from clarity.printable import format_size
 
 if TYPE_CHECKING:
-    from clarity.model import SessionEvidence
-    from clarity.workflows.browsing import PlanView, SearchHit
-    from clarity.workflows.catalogue import Catalogue, Listed, RootView
+    from clarity.workflows.browsing import SearchHit
+    from clarity.workflows.catalogue import Catalogue, Listed
 
 PAGE_ROWS = 200  # plans one page of the list shows
 CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
@@ -88,13 +87,13 @@ class Filters:
         return "/" + ("?" + words if words else "")
 
 
-def _encoded(value: str) -> str:
+def encoded(value: str) -> str:
     return quote(os.fsencode(value), safe="")
 
 
 def plan_url(root: str, place: str, value: str) -> str:
     """The plan page's address: a name's bytes exactly, whatever they are."""
-    return f"/plan?r={root}&p={place}&v={_encoded(value)}"
+    return f"/plan?r={root}&p={place}&v={encoded(value)}"
 
 
 def _age(mtime: float) -> str:
@@ -113,7 +112,7 @@ def _cleanup(days: int | None) -> str:
 _ENV.globals.update(age=_age, size=format_size, cleanup=_cleanup)
 
 
-def _render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
+def render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
     broken = [] if catalogue is None else [root for root in catalogue.roots if root.error]
     noted = [] if catalogue is None else [root for root in catalogue.roots if root.notes]
     made = ""
@@ -166,7 +165,7 @@ def list_page(catalogue: Catalogue, filters: Filters) -> str:
         )
         if value
     ]
-    return _render(
+    return render(
         "list.html",
         catalogue,
         title="Plans",
@@ -243,7 +242,7 @@ def search_page(
     hits: Sequence[ShownHit],
     error: str | None,
 ) -> str:
-    return _render(
+    return render(
         "search.html",
         catalogue,
         title=f"Search: {query}" if query else "Search",
@@ -255,140 +254,11 @@ def search_page(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ShownSession:
-    id: str
-    approved: str
-    how: str
-    files: int
-    commits: int
-    todos: str
-    last: str
-
-
-def _session(found: SessionEvidence | None) -> ShownSession | None:
-    if found is None:
-        return None
-    how = "with context cleared (carried out in a new session)" if found.after_clear else "in it"
-    if found.withdrawn:
-        how += f"; withdrawn: {found.withdrawn}"
-    todos = "" if found.todos is None else f"{found.todos[0]}/{found.todos[1]}"
-    return ShownSession(
-        found.session,
-        f"{datetime.fromtimestamp(found.approved_at):%Y-%m-%d %H:%M}",
-        how,
-        found.files_edited,
-        found.commits + found.patches,
-        todos,
-        f"{datetime.fromtimestamp(found.last_activity):%Y-%m-%d %H:%M}",
-    )
-
-
-def _plan_commands(view: PlanView) -> list[tuple[str, str]]:
-    again = Again.of(view.root.settings)
-    stem = view.name.removesuffix(".md")
-    commands = [("Print it", again.command("show", stem))]
-    listed = view.listed
-    if view.place == "live" and listed is not None:
-        if listed.action == "archive" or listed.plan_class in ("completed", "dormant"):
-            commands.append(("Archive it now", again.command("archive", stem)))
-        if listed.action == "trash":
-            commands.append(("Trash it with the other stale stubs", again.command("apply")))
-    elif view.place in ("archive", "kept"):
-        commands.append(("Put it back in the plans folder", again.command("restore", stem)))
-    if view.history is not None and len(view.history.texts) > 1:
-        commands.append(("Its versions", again.command("history", stem)))
-    return commands
-
-
-def plan_page(
-    view: PlanView, catalogue: Catalogue, body_html: str | None, *, too_deep: bool
-) -> str:
-    """The plan's page: its Markdown rendered (body_html), or its plain text (None)."""
-    rid = view.root.id
-    listed = view.listed
-
-    def linked(name: str) -> str | None:
-        for plan in catalogue.plans:
-            if plan.root == rid and plan.name == name:
-                return plan_url(rid, plan.place, plan.value)
-        return None
-
-    if view.subplans:  # an archived plan's: each beside it in the archive
-        subplans = [
-            (name, None if path is None else plan_url(rid, "archive", path))
-            for name, path in view.subplans
-        ]
-    else:
-        subplans = [(name, linked(name)) for name in (listed.subplans if listed else ())]
-    parent_name, parent_url = None, None
-    if listed is not None and listed.parent:
-        parent_name, parent_url = listed.parent, linked(listed.parent)
-    elif view.parent is not None:
-        parent_name, parent_url = view.parent[0], plan_url(rid, "archive", view.parent[1])
-    here = plan_url(rid, view.place, listed.value if listed else view.name)
-    project = listed.project if listed else None
-    if project is None and view.record:
-        project = view.record.get("project")
-    stem = view.name.removesuffix(".md")
-    return _render(
-        "plan.html",
-        catalogue,
-        title=view.name,
-        view=view,
-        # markdown.to_html escaped every character of the plan
-        body=None if body_html is None else Markup(body_html),
-        raw_url=here + "&raw=1",
-        rendered_url=here,
-        too_deep=too_deep,
-        session=_session(view.session),
-        project=project,
-        subplans=subplans,
-        parent_name=parent_name,
-        parent_url=parent_url,
-        commands=_plan_commands(view),
-        shown=len(view.text.encode("utf-8", "surrogateescape")),
-        show_command=Again.of(view.root.settings).command("show", stem),
-        diff_url=lambda a, b, how: diff_url(rid, view.name, a, b, how),
-    )
-
-
-def diff_url(rid: str, name: str, first: int, second: int, how: str) -> str:
-    return f"/diff?r={rid}&v={_encoded(name)}&a={first}&b={second}&view={how}"
-
-
-def diff_page(
-    catalogue: Catalogue,
-    root: RootView,
-    name: str,
-    first: int,
-    second: int,
-    how: str,
-    rows: Sequence[Any],
-    back: str | None,
-) -> str:
-    stem = name.removesuffix(".md")
-    other = "unified" if how == "split" else "split"
-    return _render(
-        "diff.html",
-        catalogue,
-        title=f"{name}: {first} → {second}",
-        name=name,
-        first=first,
-        second=second,
-        view=how,
-        rows=rows,
-        back=back,
-        other_url=diff_url(root.id, name, first, second, other),
-        command=Again.of(root.settings).command("diff", stem, str(first), str(second)),
-    )
-
-
 def pictures_page(catalogue: Catalogue) -> str:
     from clarity.browse import pictures
 
     now = time.time()
-    return _render(
+    return render(
         "pictures.html",
         catalogue,
         title="Pictures",
@@ -402,4 +272,4 @@ def pictures_page(catalogue: Catalogue) -> str:
 
 
 def missing_page(catalogue: Catalogue | None, title: str, message: str) -> str:
-    return _render("missing.html", catalogue, title=title, message=message)
+    return render("missing.html", catalogue, title=title, message=message)
