@@ -331,9 +331,12 @@ def test_a_full_disk_under_the_report_is_one_error_line(
 def test_a_reader_that_stops_early_ends_the_run_quietly(plans_dir: Path, buffered: bool) -> None:
     """`clarity scan | head -c 100`: exit 0 and nothing on stderr, in every format."""
     make_files(plans_dir, {f"plan-{n:04d}.md": Plan(f"# Plan {n}\n", 1) for n in range(1500)})
+    # The plans are a day old as of NOW: the scan is told the same moment (on a later day
+    # they would be stale stubs, and the report's hint would go to stderr).
+    scan = ["scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO]
     for args in ([], ["--json"], ["--format", "markdown"]):  # each far more than a pipe holds
         process = subprocess.Popen(
-            [sys.executable, "-m", "clarity", "scan", "--plans-dir", str(plans_dir), *args],
+            [sys.executable, "-m", "clarity", *scan, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "" if buffered else "1"},

@@ -102,7 +102,9 @@ def test_memory_does_not_grow_with_the_number_of_transcripts_kept(
 def test_the_hook_keeps_its_deadline_says_nothing_and_keeps_what_it_read(
     plans_dir: Path, isolated_home: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    make_files(isolated_home / ".claude" / "plans", {f"d{n}.md": Plan(DONE, 10) for n in range(4)})
+    # The hook reads the real clock (it takes no --now): the plans are aged against it too.
+    plans = {f"d{n}.md": Plan(DONE, 10) for n in range(4)}
+    make_files(isolated_home / ".claude" / "plans", plans, datetime.now(UTC))
     projects = isolated_home / ".claude" / "projects"
     chatter(projects, 30_000)
     monkeypatch.setenv("CLARITY_HOOK_DEADLINE", "0.1")
