@@ -42,45 +42,61 @@ DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
 DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
 KEEP_SHARE = 0.5  # of the deadline, for keeping the texts of plans near Claude Code's cleanup
 GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever it is doing
-MAX_INPUT = 1 << 16
+# An ExitPlanMode approval carries the plan twice (tool_input and tool_response): real
+# plans of 40-70 KiB make events of 80-140 KiB. An event past this is not read at all.
+MAX_INPUT = 16 << 20
 INPUT_SECONDS = 1.0  # Claude Code writes the event and closes stdin at once
 MAX_MEMO = 1 << 20  # bytes: MEMO_ENTRIES entries take a few KiB
 _ENV = ("CLARITY_", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME")
 
 
-def hook_input(stream: TextIO, wait: float = INPUT_SECONDS) -> dict[str, Any]:
-    """What Claude Code sends on stdin (session_id, cwd, source, ...); {} if not JSON, or
-    if nothing whole comes within `wait` seconds (a stdin left open is not waited on)."""
+def hook_input(stream: TextIO, wait: float = INPUT_SECONDS) -> dict[str, Any] | None:
+    """What Claude Code sends on stdin (session_id, cwd, source, ...): {} when nothing came
+    (the hook run by hand); None when what came is not one whole JSON object (cut off past
+    MAX_INPUT, or by `wait` running out on a stdin left open): no event can be told from
+    it, and it is never taken for a session start."""
     try:
         text = _read_within(stream, wait)
-        data = json.loads(text)
-    except (ValueError, OSError):
+    except OSError:
+        return None
+    if text is None:
+        return None
+    if not text.strip():
         return {}
-    return data if isinstance(data, dict) else {}
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
-def _read_within(stream: TextIO, wait: float) -> str:
+def _read_within(stream: TextIO, wait: float) -> str | None:
+    """Stdin, up to its end or `wait` seconds; None past MAX_INPUT bytes."""
     try:
         fd = stream.fileno()
     except (OSError, ValueError):
-        return stream.read(MAX_INPUT)  # not a file (a test's StringIO): read as it is
+        text = stream.read(MAX_INPUT + 1)  # not a file (a test's StringIO): read as it is
+        return None if len(text) > MAX_INPUT else text
     import select
 
     chunks: list[bytes] = []
     size, end = 0, time.monotonic() + wait
-    while size < MAX_INPUT:
+    while True:
         left = end - time.monotonic()
         try:
             ready, _, _ = select.select([fd], [], [], max(0.0, left))
         except (OSError, ValueError):  # select cannot wait on it (Windows pipes)
-            return stream.read(MAX_INPUT)
+            text = stream.read(MAX_INPUT + 1)
+            return None if len(text) > MAX_INPUT else text
         if not ready:
-            break
-        chunk = os.read(fd, MAX_INPUT - size)
+            break  # stdin left open: what came is read as it is (JSON or not)
+        chunk = os.read(fd, MAX_INPUT + 1 - size)
         if not chunk:
             break
         chunks.append(chunk)
         size += len(chunk)
+        if size > MAX_INPUT:
+            return None
     return b"".join(chunks).decode("utf-8", "replace")
 
 
@@ -322,9 +338,14 @@ def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:
     if PLUGIN_FLAG not in argv and plugin_enabled(env):
         return
     data = hook_input(stdin)
-    if data.get("hook_event_name") in TOOL_EVENTS:
+    if data is None:
+        return  # no whole event: whatever it was, nothing to record and nothing to say
+    event = data.get("hook_event_name")
+    if event in TOOL_EVENTS:
         ledger(data, env)  # ExitPlanMode shown or approved, a session ended: nothing said
         return
+    if event not in (None, "SessionStart"):
+        return  # an event this hook is not for: it never answers as a session start
     if data.get("source") == "clear":  # "clear context" began it: recorded, nothing said
         ledger(data, env)
         return

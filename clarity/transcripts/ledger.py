@@ -24,7 +24,7 @@ transcripts' (transcripts/sessions.py):
   presenting session's, with that prompt; the new session is the one that implements it.
 """
 
-# ruff: noqa: PTH103, PTH105, PTH110, PTH118, PTH123
+# ruff: noqa: PTH103, PTH105, PTH108, PTH110, PTH118, PTH123
 # (os.path, not pathlib: the hook imports this at every ExitPlanMode, and pathlib alone
 # costs a hook a fifth of its time)
 
@@ -115,14 +115,9 @@ def record(data: Mapping[str, Any], state_dir: str) -> bool:
     line, text = found
     os.makedirs(state_dir, exist_ok=True)
     if text is not None:
-        folder = os.path.join(state_dir, TEXTS)
-        path = os.path.join(folder, f"{line['sha256']}.md")
-        if not os.path.exists(path):
-            os.makedirs(folder, exist_ok=True)
-            temp = f"{path}.{os.getpid()}.tmp"
-            with open(temp, "wb") as out:
-                out.write(text.encode("utf-8", "surrogatepass"))
-            os.replace(temp, path)
+        # A text that cannot be written (a full disk) leaves its line all the same: the
+        # approval is evidence, and the transcript still holds the text.
+        _write_text(os.path.join(state_dir, TEXTS), line["sha256"], text)
     data_line = (json.dumps(line, ensure_ascii=True) + "\n").encode("ascii")
     fd = os.open(os.path.join(state_dir, LEDGER), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
@@ -130,6 +125,21 @@ def record(data: Mapping[str, Any], state_dir: str) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+def _write_text(folder: str, sha256: str, text: str) -> None:
+    path = os.path.join(folder, f"{sha256}.md")
+    if os.path.exists(path):
+        return
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(temp, "wb") as out:
+            out.write(text.encode("utf-8", "surrogatepass"))
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
 
 
 def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:

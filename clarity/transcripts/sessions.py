@@ -138,9 +138,14 @@ class _Reading:
     def keep(self) -> None:
         """Save what was learned; a scan cut short keeps the old lines of what it did not
         reach, and says where it stopped."""
+        texts, store = self.plans.texts, self.store_file
+        if (
+            texts is not None
+            and store is not None
+            and not texts.set_aside(store.with_name(TEXTS_FOLDER))
+        ):
+            return  # nothing moves on: the next scan reads these texts again
         self.quiet.finish(stopped=self.at)
-        if self.plans.texts is not None and self.store_file is not None:
-            self.plans.texts.set_aside(self.store_file.with_name(TEXTS_FOLDER))
         if self.store_file is not None and self.changed:
             # Not kept: the next scan reads again what this one read; its evidence is used.
             with contextlib.suppress(OSError):
@@ -165,7 +170,8 @@ def _ledger(ledger_dir: Path, reading: _Reading, store_file: Path | None) -> lis
         facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, 0)
     if marker is not None and texts is not None and end != texts_from:
         assert store_file is not None
-        texts.set_aside(store_file.with_name(TEXTS_FOLDER))
+        if not texts.set_aside(store_file.with_name(TEXTS_FOLDER)):
+            return facts  # the marker stays: the next scan sets these texts aside again
         with contextlib.suppress(OSError):
             write_atomic(marker, str(end).encode("ascii"), durable=False)
     return facts

@@ -80,12 +80,15 @@ class TextsSeen:
         if len(text) <= TEXT_MOST and sha256:
             self.found[key] = (SeenText(plan, sha256, time, how, session), text)
 
-    def set_aside(self, folder: Path) -> None:
-        """Write each text found into folder (its file first, then its line). Never raises:
-        a text not set aside now is found again only if the transcript is read again."""
+    def set_aside(self, folder: Path) -> bool:
+        """Write each text found into folder (its file first, then its line); whether all
+        of them are there now. Never raises. A text not set aside is found again only if
+        its transcript (or the ledger) is read again: the caller moves its read position
+        past it only on True."""
         if not self.found:
-            return
-        with contextlib.suppress(OSError):
+            return True
+        temp = None
+        try:
             folder.mkdir(parents=True, exist_ok=True)
             lines = []
             for seen, text in self.found.values():
@@ -94,10 +97,29 @@ class TextsSeen:
                     temp = folder / f".{seen.sha256}.{os.getpid()}.tmp"
                     temp.write_bytes(text.encode("utf-8", "surrogatepass"))
                     temp.replace(path)
+                    temp = None
                 lines.append(json.dumps(seen._asdict(), ensure_ascii=True) + "\n")
-            with (folder / SEEN).open("a", encoding="ascii") as out:
-                out.write("".join(lines))
+            _append(folder / SEEN, "".join(lines).encode("ascii"))
+        except OSError:
+            if temp is not None:
+                with contextlib.suppress(OSError):
+                    temp.unlink()
+            return False
         self.found.clear()
+        return True
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Lines appended whole, or OSError: a line an earlier write left torn is ended first
+    (read_seen passes it over), so that it never swallows the first line of these."""
+    with path.open("ab") as out:
+        if out.tell() > 0:
+            with path.open("rb") as source:
+                source.seek(-1, os.SEEK_END)
+                torn = source.read(1) != b"\n"
+            data = b"\n" + data if torn else data
+        out.write(data)
+        out.flush()
 
 
 def read_seen(folder: Path) -> list[SeenText]:

@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.builders.claude_home import Session
 from tests.builders.hook import run_hook
 from tests.builders.sessions import OTHER, PLAN, SESSION
@@ -275,3 +277,51 @@ def test_a_ledger_line_whose_sha256_is_a_path_reads_no_file(isolated_home: Path)
     facts, _ = ledger_facts(str(state), PlanPaths(plans_dir), texts)
     assert texts.found == {}  # nothing read from outside ledger-texts/
     assert [event.text for f in facts for event in f.events] == [""]  # the event, no text
+
+
+# -- issue 42, case 1: an approval event carries the plan twice ---------------------------
+
+
+def _big_plan(kib: int) -> str:
+    """A real plan's shape, kib KiB long (real plans of 40-70 KiB exist)."""
+    step = "- Change the cache's read-through path and measure it again.\n"
+    return "# Plan: a long migration\n\n## Steps\n\n" + step * (kib * 1024 // len(step))
+
+
+@pytest.mark.parametrize("kib", [40, 70, 3000])
+def test_a_large_plan_shown_and_approved_is_recorded_and_nothing_is_said(
+    isolated_home: Path, kib: int
+) -> None:
+    # The hook read at most 64 KiB of stdin: a 40 KiB plan, twice in the approval's event,
+    # arrived cut off, was taken for a SessionStart, ran a scan and printed its JSON.
+    plan = isolated_home / ".claude" / "plans" / "misty-sleeping-cherny.md"
+    text = _big_plan(kib)
+    shown = _shown(plan, text)
+    approved = {"plan": text, "filePath": str(plan), "isAgent": False}
+    answer = _event(
+        "PostToolUse",
+        SESSION,
+        tool_name="ExitPlanMode",
+        tool_input={"plan": text, "planFilePath": str(plan)},
+        tool_response=approved,
+    )
+    assert len(answer) > 2 * kib * 1000
+    _hook(isolated_home, shown)
+    _hook(isolated_home, answer)
+
+    assert [line["event"] for line in _ledger(isolated_home)] == ["presented", "approved"]
+    (kept,) = (_state(isolated_home) / "ledger-texts").iterdir()
+    assert kept.read_text() == text
+    assert not (_state(isolated_home) / "session-start.json").exists()  # no scan ran
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse", "Notification", "Stop"])
+def test_an_event_too_large_or_cut_off_is_never_taken_for_a_session_start(
+    isolated_home: Path, event: str
+) -> None:
+    cut = _event(event, SESSION, tool_name="ExitPlanMode", tool_input={"plan": "x" * 100_000})
+    for stdin in (cut[:-10], cut[: 70 * 1024]):  # not whole: no event can be read from it
+        _hook(isolated_home, stdin)
+    _hook(isolated_home, _event(event, SESSION, tool_name="Bash", tool_input={"command": "ls"}))
+    assert _ledger(isolated_home) == []
+    assert not (_state(isolated_home) / "session-start.json").exists()
