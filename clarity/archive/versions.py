@@ -5,6 +5,11 @@ Claude Code's cleanup does not reach:
         versions.jsonl                     one record per text kept, oldest first
         3f2a1b4c5d6e.md                    a text, byte for byte (named by its sha256)
 
+A name too long for a folder's (over 239 bytes less .md) has a folder cut to fit and
+told apart by a hash of the whole name (`<cut>~<16 hex>`); its records carry the whole
+name (`plan`), which is how the folder is read back: two names alike in their first
+239 bytes never share one.
+
 A text is kept once per plan (its file is named by its sha256, so keeping a
 text kept already only reads it, however many versions there are), never
 overwritten and never deleted by clarity: it is written beside its final name,
@@ -18,8 +23,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,10 +82,42 @@ class Version:
         }
 
 
+_FOLDER_MOST = NAME_MAX - 16  # bytes of a versions folder's name
+_HASHED = re.compile(r"~[0-9a-f]{16}\Z")  # the tail of a long name's folder
+
+
 def folder_of(archive_dir: Path, plan: str) -> Path:
-    """The plan's versions folder: its name less `.md`, cut to fit a name."""
+    """The plan's versions folder: its name less `.md`; a name too long for that (or one
+    that ends as a long name's folder does) cut to fit, with a hash of the whole name."""
     stem = plan[: -len(".md")] if plan.endswith(".md") else plan
-    return archive_dir / VERSIONS / cut_to(stem, NAME_MAX - 16)
+    if len(os.fsencode(stem)) <= _FOLDER_MOST and not _HASHED.search(stem):
+        return archive_dir / VERSIONS / stem
+    tag = hashlib.sha256(os.fsencode(plan)).hexdigest()[:16]
+    return archive_dir / VERSIONS / f"{cut_to(stem, _FOLDER_MOST - 17)}~{tag}"
+
+
+def _plan_of(archive_dir: Path, folder: str) -> str | None:
+    """The plan whose versions the folder holds: its name and .md, or, for a long name's
+    folder, the name its records carry (None if none of them names a plan whose folder
+    this is)."""
+    if not _HASHED.search(folder):
+        return f"{folder}.md"
+    try:
+        data = read_regular(archive_dir / VERSIONS / folder / MANIFEST, _MANIFEST_MOST)
+    except OSError:
+        return None
+    for raw in data.splitlines():
+        with contextlib.suppress(ValueError, RecursionError):
+            plan = validate.text(validate.record(json.loads(raw)), "plan")
+            if folder_of(archive_dir, plan).name == folder:
+                return plan
+    return None
+
+
+def _manifest_line(version: Version, plan: str) -> bytes:
+    """A record of the manifest: the version, and the plan's whole name."""
+    record = {**version.to_json(), "plan": plan}
+    return (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
 
 
 def iso_moment(moment_ns: int) -> str | None:
@@ -153,8 +192,7 @@ def mark_before_cleanup(archive_dir: Path, plan: str, source_path: Path, now: da
         return True
     at = now.astimezone(UTC).isoformat(timespec="seconds")
     version = Version(sha, info.st_size, at, info.st_mtime_ns, BEFORE_CLEANUP, kept)
-    line = (json.dumps(version.to_json(), ensure_ascii=True) + "\n").encode("ascii")
-    append_lines(folder / MANIFEST, line)
+    append_lines(folder / MANIFEST, _manifest_line(version, plan))
     _changed(archive_dir)
     return True
 
@@ -261,7 +299,7 @@ def keep_file(
         source,
         final,
     )
-    line = (json.dumps(version.to_json(), ensure_ascii=True) + "\n").encode("ascii")
+    line = _manifest_line(version, plan)
     (append_durably if durable else append_lines)(folder / MANIFEST, line)
     _changed(archive_dir)
     return version
@@ -351,8 +389,8 @@ def kept_plans(archive_dir: Path) -> Iterator[str]:
     except OSError:
         return
     for name in names:
-        if not name.startswith("."):
-            yield f"{name}.md"
+        if not name.startswith(".") and (plan := _plan_of(archive_dir, name)) is not None:
+            yield plan
 
 
 def versions_size(archive_dir: Path) -> tuple[int, int, int]:

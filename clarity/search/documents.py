@@ -105,14 +105,15 @@ def kept_documents(
     each plan whose versions changed (its manifest's stamp is not the one `folders` holds
     for its folder from the last refresh; `folders` is brought up to date here, a folder
     gone left out of it)."""
-    from clarity.archive.versions import MANIFEST, VERSIONS, kept_plans, read_versions
+    from clarity.archive.versions import MANIFEST, folder_of, kept_plans, read_versions
 
     was_known = dict(folders)
     folders.clear()
     for plan in kept_plans(archive_dir):
-        folder = plan.removesuffix(".md")
+        where = folder_of(archive_dir, plan)
+        folder = where.name
         try:
-            info = (archive_dir / VERSIONS / folder / MANIFEST).stat()
+            info = (where / MANIFEST).stat()
             stamp = stamp_of(info.st_size, info.st_mtime_ns, info.st_ino)
         except OSError:
             stamp = "none"
