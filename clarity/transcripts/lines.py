@@ -85,6 +85,7 @@ class PlanPaths:
             for spelling in sorted(spellings)
         )
         self._inside: dict[str, bool] = {}
+        self._held: dict[str, bool] = {}
         self.texts: texts_seen.TextsSeen | None = None  # where a scan sets aside the texts it reads
 
     def _in_plans_dir(self, path: str) -> bool | None:
@@ -104,6 +105,16 @@ class PlanPaths:
         if not isinstance(value, str) or not value.endswith(".md") or not _isabs(value):
             return None
         return os.path.basename(value) if self._in_plans_dir(value) else None  # noqa: PTH119
+
+    def holds(self, name: str) -> bool:
+        """Whether a plan of that name is in the plans directory now: a session that names
+        its plan by slug alone (a "clear context" one) names no folder, and its text
+        belongs only to the plans folder whose plan it is."""
+        held = self._held.get(name)
+        if held is None:
+            where = os.path.join(self.real_dir, name)  # noqa: PTH118 - strings, as above
+            held = self._held[name] = os.path.lexists(where)
+        return held
 
     def outside(self, value: object) -> bool:
         """Whether value is a file outside the plans directory (the work, not the plan)."""
@@ -180,7 +191,8 @@ class Lines:
         self.facts.plan = plan
         digest = digest_of(text)
         self.facts.events.append(Event(time, IMPLEMENTING, plan, "", digest))
-        self._seen(plan, digest, text, time, texts_seen.IMPLEMENTED)
+        if self.plans.holds(plan):
+            self._seen(plan, digest, text, time, texts_seen.IMPLEMENTED)
 
     def _plan_record(self, record: dict[str, Any], end: int) -> None:
         time = normal_time(record.get("timestamp"))

@@ -106,7 +106,7 @@ def test_the_hook_runs_in_clarity_s_own_python_and_is_silent_without_it(tmp_path
     make_files(
         home / ".claude" / "plans", {f"d{i}.md": Plan(DONE, 3) for i in range(3)}, datetime.now(UTC)
     )
-    event = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "x"})
+    event = json.dumps({"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "SessionStart"})
     venv_bin = Path(shutil.which("clarity") or Path(sys.executable).with_name("clarity")).parent
     env = {"HOME": str(home), "XDG_STATE_HOME": str(home / "state"), "CLAUDE_CONFIG_DIR": ""}
 

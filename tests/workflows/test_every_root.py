@@ -397,3 +397,25 @@ def test_a_project_whose_first_prompt_is_long_is_still_found(cli, machine) -> No
     session.save(machine["claude"], project="-alpha-long")
     roots = {r["plans_dir"] for r in cli("roots", "--json").json()["roots"]}
     assert str(machine["alpha"] / "docs" / "plans") in roots
+
+
+def test_a_text_a_session_carried_is_kept_in_the_root_whose_plan_it_is(cli, machine) -> None:
+    # Issue 42, case 4: a "clear context" session names its plan by slug only, never by
+    # folder. Its text was kept in every root (74 texts of other projects' plans in one
+    # project's archive, each then listed twice by search): now only where that plan is.
+    claude = machine["claude"]
+    home_plan = claude / "plans" / "home-plan.md"
+    approved = "# The home plan, as approved\n\n## Steps\n\n1. Ship the quokka change.\n"
+    working = Session("s-implements", start=NOW, cwd=str(machine["beta"]), version=(2, 1, 47))
+    working.implement(home_plan, approved).edit(f"{machine['beta']}/src/quokka.py")
+    working.save(claude, project=str(machine["beta"]).replace("/", "-"))
+
+    applied = cli("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
+    assert applied.exit_code == 0, applied.stderr
+    home = cli("history", "home-plan", "--plans-dir", str(claude / "plans"), "--json").json()
+    assert any(v["source"].startswith("approved with clear context") for v in home["versions"])
+    for project in (machine["alpha"] / "docs" / "plans", machine["beta"] / "plans"):
+        elsewhere = cli("history", "home-plan", "--plans-dir", str(project))
+        assert elsewhere.exit_code == 2, elsewhere.stdout  # no such plan there, nor any text
+    hits = cli("search", "quokka", "--json").json()["hits"]
+    assert [hit["name"] for hit in hits] == ["home-plan.md"]
