@@ -24,16 +24,18 @@ transcripts' (transcripts/sessions.py):
   presenting session's, with that prompt; the new session is the one that implements it.
 """
 
-# ruff: noqa: PTH103, PTH105, PTH108, PTH110, PTH118, PTH123
+# ruff: noqa: PTH103, PTH105, PTH108, PTH118
 # (os.path, not pathlib: the hook imports this at every ExitPlanMode, and pathlib alone
 # costs a hook a fifth of its time)
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import stat
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -119,22 +121,34 @@ def record(data: Mapping[str, Any], state_dir: str) -> bool:
         # approval is evidence, and the transcript still holds the text.
         _write_text(os.path.join(state_dir, TEXTS), line["sha256"], text)
     data_line = (json.dumps(line, ensure_ascii=True) + "\n").encode("ascii")
-    fd = os.open(os.path.join(state_dir, LEDGER), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(os.path.join(state_dir, LEDGER), _APPEND, 0o600)
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device: not clarity's ledger
+            raise OSError(errno.EINVAL, "not a regular file", LEDGER)
         os.write(fd, data_line)  # one write of a short line: appended whole
     finally:
         os.close(fd)
     return True
 
 
+# The state-file rule, in the standard library alone: never through a link (O_NOFOLLOW),
+# never waiting on a FIFO (O_NONBLOCK: no reader, no open), a regular file only (fstat).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
 def _write_text(folder: str, sha256: str, text: str) -> None:
     path = os.path.join(folder, f"{sha256}.md")
-    if os.path.exists(path):
-        return
+    with contextlib.suppress(OSError):
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            return  # kept already (anything else in its place is written over)
     temp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(folder, exist_ok=True)
-        with open(temp, "wb") as out:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)  # left by a killed hook that had this pid
+        with os.fdopen(os.open(temp, _NEW, 0o600), "wb") as out:
             out.write(text.encode("utf-8", "surrogatepass"))
         os.replace(temp, path)
     except OSError:
@@ -145,12 +159,12 @@ def _write_text(folder: str, sha256: str, text: str) -> None:
 def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """The ledger's lines that are clarity's, oldest first, each with the offset of its
     end; a damaged one is passed over."""
-    path = os.path.join(state_dir, LEDGER)
-    try:
-        with open(path, "rb") as source:
-            if os.fstat(source.fileno()).st_size > LEDGER_MOST:
-                return
-            data = source.read()
+    from pathlib import Path
+
+    from clarity.fsio import read_regular
+
+    try:  # a regular file only, never through a link, and past LEDGER_MOST not clarity's
+        data = read_regular(Path(state_dir) / LEDGER, LEDGER_MOST)
     except OSError:
         return
     end = 0

@@ -12,10 +12,12 @@ texts the ledger holds are set aside like the transcripts' (texts_seen.py).
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from clarity.fsio import read_regular
 from clarity.transcripts import texts_seen
 from clarity.transcripts.ledger import (
     APPROVED,
@@ -130,8 +132,10 @@ def _set_aside(
 ) -> None:
     path = Path(state_dir) / TEXTS / f"{sha}.md"
     try:
-        with path.open("rb") as source:
-            text = source.read(texts_seen.TEXT_MOST + 1).decode("utf-8", "surrogatepass")
+        data = read_regular(path, texts_seen.TEXT_MOST)  # never a link, a FIFO, a device
+        text = data.decode("utf-8", "surrogatepass")
     except (OSError, UnicodeDecodeError):
         return
+    if hashlib.sha256(data).hexdigest() != sha:
+        return  # not the text the line names: another file put in its place
     texts.add(plan, sha, text, line["at"], how, line["session"])

@@ -18,7 +18,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from clarity.fsio import write_atomic
+from clarity.fsio import read_regular, write_atomic
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
 from clarity.transcripts.lines import PlanPaths
@@ -163,7 +163,7 @@ def _ledger(ledger_dir: Path, reading: _Reading, store_file: Path | None) -> lis
     texts_from = 0
     if marker is not None:
         with contextlib.suppress(OSError, ValueError):
-            texts_from = int(marker.read_text("ascii"))
+            texts_from = int(read_regular(marker, 64).decode("ascii"))
     texts = TextsSeen() if marker is not None else None
     facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, texts_from)
     if end < texts_from:  # the ledger was started anew: every text in it is new

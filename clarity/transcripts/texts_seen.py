@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from clarity.fsio import append_lines, read_regular
+
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -38,6 +40,7 @@ def is_plan_file(name: str) -> bool:
 
 FOLDER = "plan-texts"
 SEEN = "seen.jsonl"
+SEEN_MOST = 64 * 1024 * 1024  # a line a text: past this it is not a file clarity wrote
 TEXT_MOST = 16 * 1024 * 1024  # a longer "plan" in a transcript is no plan: not set aside
 
 # How a session carried the text, most telling first (history says it with the session).
@@ -99,7 +102,7 @@ class TextsSeen:
                     temp.replace(path)
                     temp = None
                 lines.append(json.dumps(seen._asdict(), ensure_ascii=True) + "\n")
-            _append(folder / SEEN, "".join(lines).encode("ascii"))
+            append_lines(folder / SEEN, "".join(lines).encode("ascii"))
         except OSError:
             if temp is not None:
                 with contextlib.suppress(OSError):
@@ -109,26 +112,13 @@ class TextsSeen:
         return True
 
 
-def _append(path: Path, data: bytes) -> None:
-    """Lines appended whole, or OSError: a line an earlier write left torn is ended first
-    (read_seen passes it over), so that it never swallows the first line of these."""
-    with path.open("ab") as out:
-        if out.tell() > 0:
-            with path.open("rb") as source:
-                source.seek(-1, os.SEEK_END)
-                torn = source.read(1) != b"\n"
-            data = b"\n" + data if torn else data
-        out.write(data)
-        out.flush()
-
-
 def read_seen(folder: Path) -> list[SeenText]:
     """The texts set aside, each (plan, sha256) once, by its most telling way; a damaged
     line is passed over."""
     try:
-        data = (folder / SEEN).read_text("ascii", "replace")
+        data = read_regular(folder / SEEN, SEEN_MOST).decode("ascii", "replace")
     except OSError:
-        return []
+        return []  # none yet, or not a file clarity wrote (a FIFO, a link): passed over
     best: dict[tuple[str, str], SeenText] = {}
     for raw in data.splitlines():
         try:
