@@ -7,6 +7,12 @@ its method is GET or HEAD, and it carries the token: in the address clarity prin
 an address is then taken out of it (a redirect), so it stays out of history and of
 the plan links. Every answer forbids scripts but the page's own, framing, and
 sniffing.
+
+Every page lives under a secret path (`/<prefix>/`), and the cookie is scoped to it:
+browsers send a loopback cookie to every port of that host, so a cookie scoped to `/`
+would reach any other local server the browser opens, and with it every plan. No
+other server is ever asked for a path under the prefix, which only this server's
+redirect tells the browser. The pages link to each other relatively, within it.
 """
 
 from __future__ import annotations
@@ -58,11 +64,12 @@ def _cookie(headers: list[tuple[bytes, bytes]], name: bytes) -> bytes | None:
 class Guard:
     """The ASGI app in front of the page's: refuses, or passes on with the headers."""
 
-    def __init__(self, app: App, token: str, port: int) -> None:
+    def __init__(self, app: App, token: str, port: int, prefix: str) -> None:
         self.app = app
         self.token = token.encode()
         self.hosts = hosts_for(port)
         self.cookie = f"clarity-browse-{port}".encode()
+        self.prefix = prefix.rstrip("/").encode()  # "/<secret>", the pages under it
 
     async def _refuse(self, send: Send, status: int, text: str, extra: Any = ()) -> None:
         body = (text + "\n").encode()
@@ -110,20 +117,29 @@ class Guard:
                 await self._refuse(send, 403, "Refused: that token is not this server's.")
                 return
             rest = b"&".join(part for part in parts if not part.startswith(b"token="))
-            # always a path of this server: "//elsewhere/" would be another site
-            path = b"/" + scope.get("raw_path", scope["path"].encode()).lstrip(b"/\\")
-            where = path + (b"?" + rest if rest else b"")
-            cookie = self.cookie + b"=" + self.token + b"; HttpOnly; SameSite=Strict; Path=/"
+            # always a path of this server, under the prefix: "//elsewhere/" would be
+            # another site, and a path given with the prefix is not given it twice
+            asked = self._page(_raw_path(scope)) or b"/" + _raw_path(scope).lstrip(b"/\\")
+            where = self.prefix + asked + (b"?" + rest if rest else b"")
+            cookie = b"%s=%s; HttpOnly; SameSite=Strict; Path=%s/" % (
+                self.cookie,
+                self.token,
+                self.prefix,
+            )
             await self._refuse(
                 send, 303, "See the page.", [(b"location", where), (b"set-cookie", cookie)]
             )
             return
-        if not self._given(_cookie(headers, self.cookie)):
+        page = self._page(_raw_path(scope))
+        if page is None or not self._given(_cookie(headers, self.cookie)):
             await self._refuse(
                 send,
                 403,
                 "Refused: open the address clarity browse printed (it carries the token).",
             )
+            return
+        if _raw_path(scope) == self.prefix:  # the list, asked without its slash
+            await self._refuse(send, 303, "See the page.", [(b"location", self.prefix + b"/")])
             return
 
         async def with_headers(message: Message) -> None:
@@ -131,4 +147,20 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *HEADERS]
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        inner = dict(scope)
+        inner["raw_path"] = page
+        inner["path"] = scope["path"][len(self.prefix) :] or "/"
+        await self.app(inner, receive, with_headers)
+
+    def _page(self, raw_path: bytes) -> bytes | None:
+        """The page's own path under the prefix (`/plan`), or None if it is not under it."""
+        if raw_path == self.prefix:
+            return b"/"
+        if raw_path.startswith(self.prefix + b"/"):
+            return raw_path[len(self.prefix) :]
+        return None
+
+
+def _raw_path(scope: Scope) -> bytes:
+    raw = scope.get("raw_path")
+    return raw if isinstance(raw, bytes) else str(scope["path"]).encode()

@@ -84,7 +84,7 @@ class Filters:
             "page": "" if chosen.page == 1 else str(chosen.page),
         }
         words = urlencode({k: v for k, v in pairs.items() if v}, errors="surrogateescape")
-        return "/" + ("?" + words if words else "")
+        return "./" + ("?" + words if words else "")
 
 
 def encoded(value: str) -> str:
@@ -93,7 +93,7 @@ def encoded(value: str) -> str:
 
 def plan_url(root: str, place: str, value: str) -> str:
     """The plan page's address: a name's bytes exactly, whatever they are."""
-    return f"/plan?r={root}&p={place}&v={encoded(value)}"
+    return f"plan?r={root}&p={place}&v={encoded(value)}"
 
 
 def _age(mtime: float) -> str:

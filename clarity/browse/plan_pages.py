@@ -118,7 +118,7 @@ def plan_page(
 
 
 def diff_url(rid: str, name: str, first: int, second: int, how: str) -> str:
-    return f"/diff?r={rid}&v={encoded(name)}&a={first}&b={second}&view={how}"
+    return f"diff?r={rid}&v={encoded(name)}&a={first}&b={second}&view={how}"
 
 
 def diff_page(

@@ -7,6 +7,7 @@ where the machine has IPv6, one on ::1 at the same port, never a wider address.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import secrets
 import signal
@@ -19,6 +20,8 @@ from clarity.errors import ClarityError
 
 Say = Callable[[str], None]
 STOPPING = (signal.SIGINT, signal.SIGTERM)
+MAX_CONNECTIONS = 64  # a person's browser opens a few; past this one is closed at once
+IDLE_SECONDS = 10.0  # a connection that has not sent a whole request by then is closed
 
 
 def _socket(family: socket.AddressFamily, host: str, port: int) -> socket.socket:
@@ -57,6 +60,39 @@ def bind_loopback(port: int) -> list[socket.socket]:
         return [first]
 
 
+def _protocol() -> type:
+    """uvicorn's HTTP protocol, bounded: idle connections never pile up until the
+    process runs out of files (1,100 of them once stopped it answering, and asyncio
+    printed a traceback for each accept that failed)."""
+    import asyncio
+
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Bounded(H11Protocol):
+        made = 0.0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.made = self.loop.time()
+            self.loop.call_later(IDLE_SECONDS, self._close_if_idle)
+            if len(self.connections) > MAX_CONNECTIONS:
+                # Room for the newest (a person's click): the oldest idle one goes first.
+                idle = [c for c in self.connections if isinstance(c, Bounded) and c.idle()]
+                oldest = min(idle, key=lambda c: c.made, default=self)
+                oldest.transport.close()
+
+        def idle(self) -> bool:
+            """No request whole yet (none sent, or one sent a byte at a time). One being
+            answered is never idle; between requests uvicorn's keep-alive closes it."""
+            return self.cycle is None and not self.transport.is_closing()
+
+        def _close_if_idle(self) -> None:
+            if self.idle():
+                self.transport.close()
+
+    return Bounded
+
+
 def _can_open() -> bool:
     """Whether a graphical browser can be opened: on Linux without a display, Python's
     webbrowser would start a text browser in this very terminal."""
@@ -78,9 +114,10 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say, warn: Say
     sockets = bind_loopback(port)
     chosen = sockets[0].getsockname()[1]
     token = secrets.token_urlsafe(24)
+    prefix = "/" + secrets.token_urlsafe(18)  # the pages' secret path (browse/guard.py)
     browser = Browser(settings)
     config = uvicorn.Config(
-        Guard(make_app(browser, warn), token, chosen),
+        Guard(make_app(browser, warn), token, chosen, prefix),
         # Its own lines would be a traceback for a page cut short by Ctrl-C, or a warning
         # for each malformed request any local program sends: the pages say their errors.
         log_level="critical",
@@ -89,8 +126,13 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say, warn: Say
         server_header=False,
         date_header=False,
         timeout_graceful_shutdown=1,
+        http=_protocol(),
+        timeout_keep_alive=5,
     )
     server = uvicorn.Server(config)
+    # asyncio's own log would print a traceback for each connection it could not accept
+    # (out of files): the page's failures are said through warn, and nothing else is.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     # Ctrl-C (or SIGTERM) from now on asks the server to stop, even before it runs:
     # a person who stops it at once gets the same one line, never a traceback.
     previous = {sig: signal.signal(sig, server.handle_exit) for sig in STOPPING}

@@ -17,17 +17,32 @@ class Answer:
 
 @dataclass(frozen=True)
 class Served:
-    """A running server: its port, its token, and the cookie the token earns."""
+    """A running server: its port, its token, the cookie the token earns, and the secret
+    path its pages live under (which the token's redirect tells)."""
 
     port: int
     token: str
+    prefix: str = ""
 
     @classmethod
     def from_url(cls, url: str) -> Served:
         parts = urlsplit(url)
         token = re.search(r"token=([^&]+)", parts.query)
         assert parts.hostname == "127.0.0.1" and parts.port and token
-        return cls(parts.port, token.group(1))
+        served = cls(parts.port, token.group(1))
+        entered = served.ask(f"/?token={served.token}", cookie=None)
+        assert entered.status == 303, entered
+        prefix = entered.headers["location"].removesuffix("/")
+        assert re.fullmatch(r"/[A-Za-z0-9_-]{24}", prefix), prefix
+        return cls(served.port, served.token, prefix)
+
+    def address(self, path: str) -> str:
+        """Where a page is asked for: a path of the page's own (`/plan?...`) or a link
+        on it (`plan?...`) under the prefix; one with the token, or under the prefix
+        already, as it is."""
+        if not self.prefix or "token=" in path or path.startswith(self.prefix + "/"):
+            return path
+        return self.prefix + (path if path.startswith("/") else "/" + path)
 
     @property
     def cookie(self) -> str:
@@ -42,7 +57,9 @@ class Served:
         cookie: str | None = "yes",
         address: str = "127.0.0.1",
         timeout: float = 60,
+        raw: bool = False,
     ) -> Answer:
+        """raw: the path as it is, not under the prefix."""
         connection = http.client.HTTPConnection(address, self.port, timeout=timeout)
         headers = {"Host": host or f"127.0.0.1:{self.port}"}
         if cookie == "yes":
@@ -50,7 +67,7 @@ class Served:
         elif cookie:
             headers["Cookie"] = cookie
         try:
-            connection.request(method, path, headers=headers)
+            connection.request(method, path if raw else self.address(path), headers=headers)
             response = connection.getresponse()
             body = response.read().decode("utf-8", "replace")
             return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, body)

@@ -11,11 +11,19 @@ import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.browse import hostile
-from tests.browse.page import EDITED, browse_server, have_chromium, launch, lay_out_home
+from tests.browse.page import (
+    EDITED,
+    browse_server,
+    have_chromium,
+    launch,
+    lay_out_home,
+    pages_base,
+)
 from tests.browse.screenshots import WIDTHS, take
 
 if not have_chromium():
@@ -29,15 +37,18 @@ REBOUND = "rebound.test"  # a name an attacker points at 127.0.0.1 (DNS rebindin
 
 
 class Canary(http.server.ThreadingHTTPServer):
-    """A server a hostile plan tries to reach: it notes every request it gets."""
+    """A server a hostile plan tries to reach: it notes every request it gets, and every
+    cookie sent with one."""
 
     def __init__(self) -> None:
         self.asked: list[str] = []
+        self.cookies: list[str] = []
         canary = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 canary.asked.append(self.path)
+                canary.cookies.extend(self.headers.get_all("Cookie") or [])
                 self.send_response(204)
                 self.end_headers()
 
@@ -114,7 +125,7 @@ def test_a_person_lists_filters_searches_opens_a_plan_and_its_diff(page, site):
     assert "swift-owl-turing.md" in hits
     assert page.inner_text("#hits mark").lower() == "cache"
 
-    page.goto(site.split("/?")[0] + "/")
+    page.goto(pages_base(page) + "/")
     page.click(f'a[href*="v={EDITED}"]')
     page.wait_for_selector("article.markdown")
     assert page.inner_text("h1") == "Plan: Add OAuth device flow to the CLI"
@@ -129,7 +140,7 @@ def test_a_person_lists_filters_searches_opens_a_plan_and_its_diff(page, site):
 
 
 def test_a_hostile_plan_runs_nothing_and_sends_nothing(page, site, canary):
-    base = site.split("/?")[0]
+    origin = site.split("/?")[0]
     dialogs: list[str] = []
     requests: list[str] = []
 
@@ -141,6 +152,7 @@ def test_a_hostile_plan_runs_nothing_and_sends_nothing(page, site, canary):
     page.on("request", lambda request: requests.append(request.url))
     page.goto(site)
     page.wait_for_selector("table.plans")
+    base = pages_base(page)  # the server's own pages, under their secret path
     page.click(f'a[href*="v={hostile.HOSTILE}"]')
     page.wait_for_selector("article.markdown")
     page.wait_for_load_state("networkidle")
@@ -151,7 +163,7 @@ def test_a_hostile_plan_runs_nothing_and_sends_nothing(page, site, canary):
 
     assert dialogs == []
     assert canary.asked == []
-    assert [url for url in requests if not url.startswith(base + "/")] == []
+    assert [url for url in requests if not url.startswith(origin + "/")] == []
     page.goto(base + "/")
     page.click(f'a[href*="v={hostile.HOSTILE}"]')
     page.wait_for_selector("article.markdown")
@@ -160,6 +172,27 @@ def test_a_hostile_plan_runs_nothing_and_sends_nothing(page, site, canary):
     assert "<script>alert(1)" in article.inner_text()
     assert page.evaluate("document.scripts.length") == 1  # the page's own, from /static
     assert page.is_visible("body")  # the plan's <style> hid nothing
+
+
+def test_the_pages_secret_never_reaches_another_local_server(chromium, site):
+    # Issue 42, case 7: a loopback cookie goes to every port of 127.0.0.1, and once the
+    # page was open any other local server the browser was sent to received the token.
+    other = Canary()
+    thread = threading.Thread(target=other.serve_forever, daemon=True)
+    thread.start()
+    context = chromium.new_context()
+    try:
+        opened = context.new_page()
+        assert opened.goto(site).status == 200  # the token is a cookie now
+        prefix = urlsplit(pages_base(opened)).path
+        for path in ("/", "/plan?r=x", "/static/browse.js", prefix[:-1] + "/", "/deep/er"):
+            with pytest.raises(sync_api.Error, match="ERR_ABORTED"):  # its 204: no page
+                opened.goto(other.url + path)
+        assert len(other.asked) == 5 and other.cookies == []
+    finally:
+        context.close()
+        other.shutdown()
+        other.server_close()
 
 
 def test_a_browser_without_the_token_or_at_a_rebound_name_is_refused(chromium, site):
@@ -180,6 +213,7 @@ def test_a_browser_without_the_token_or_at_a_rebound_name_is_refused(chromium, s
         assert "token=" not in opened.url
         cookies = context.cookies()
         assert [c["httpOnly"] for c in cookies] == [True]
+        assert cookies[0]["path"] == urlsplit(pages_base(opened)).path + "/"
         answer = opened.goto(f"http://{REBOUND}:{port}/")
         assert answer is not None and answer.status == 403
     finally:

@@ -25,7 +25,7 @@
       else { hits.textContent = ""; }
       return;
     }
-    var url = "/search/hits?q=" + encodeURIComponent(words);
+    var url = "search/hits?q=" + encodeURIComponent(words);
     if (place && place.value && document.getElementById("q-page")) {
       url += "&place=" + encodeURIComponent(place.value);
     }
