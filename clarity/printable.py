@@ -61,6 +61,13 @@ def project_text(project: str | None) -> str:
     return printable(display_name(project))  # a transcript named it: no raw escapes
 
 
+def markdown_text(text: str) -> str:
+    """Outside text (a plan's title, summary, snippet) as Markdown prose that shows it and
+    does nothing: raw HTML is text (`<` as `&lt;`, `&` as `&amp;`), and an image is not
+    one (`![` as `!\\[`), so no Markdown viewer fetches what a plan names."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace("![", "!\\[")
+
+
 def code(text: str) -> str:
     """An inline code span that holds any text, backticks included."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)

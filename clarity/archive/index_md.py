@@ -9,6 +9,7 @@ from clarity.printable import (
     code,
     display_name,
     format_size,
+    markdown_text,
     one_paragraph,
     printable,
     printable_lines,
@@ -36,7 +37,7 @@ def _shown(value: Any) -> str:
 
 def _entry(record: dict[str, Any]) -> list[str]:
     name = _shown(record.get("name", "?"))
-    title = _shown(record.get("title") or name)
+    title = markdown_text(_shown(record.get("title") or name))
     facts = [code(_shown(record.get("path")))]
     if isinstance(record.get("project"), str):
         facts.append(f"project {project_text(record['project'])}")
@@ -51,7 +52,8 @@ def _entry(record: dict[str, Any]) -> list[str]:
         facts.append("sub-plans: " + ", ".join(subplans))
     lines = [f"### {title}", "", " · ".join(facts), ""]
     summary = record.get("summary")
-    lines += [one_paragraph(display_name(str(summary))) if summary else "_(no summary)_", ""]
+    paragraph = markdown_text(one_paragraph(display_name(str(summary)))) if summary else ""
+    lines += [paragraph or "_(no summary)_", ""]
     return lines
 
 

@@ -18,8 +18,13 @@ _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _TABLE = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?")
-_INLINE = re.compile(r"(\*\*|__|`)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+# Emphasis marks where they open or close a run, never inside a word or a code span
+# (`__init__` stays as it is written, a code span with its backticks).
+_INLINE = re.compile(r"(?<!\w)(\*\*|__)(?=\S)|(?<=\S)(\*\*|__)(?!\w)")
+_CODE = re.compile(r"(`+[^`]*`+)")  # kept whole, its backticks too
+# A link's text for the link, its address holding a pair of brackets at most (a
+# wikipedia address: `Foo_(bar)`) and a title, if any.
+_LINK = re.compile(r"(!?)\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 
 
 def _body_lines(text: str) -> list[str]:
@@ -64,7 +69,9 @@ def _blocks(lines: list[str]) -> Iterator[list[str]]:
 
 
 def _plain(text: str) -> str:
-    return " ".join(_INLINE.sub("", _LINK.sub(r"\1", text)).split())
+    pieces = _CODE.split(_LINK.sub(r"\2", text))  # prose, code, prose, code, ...
+    plain = "".join(p if n % 2 else _INLINE.sub("", p) for n, p in enumerate(pieces))
+    return " ".join(plain.split())
 
 
 def shorten(text: str, limit: int = SUMMARY_CHARS) -> str:

@@ -11,6 +11,7 @@ from clarity.printable import (
     code,
     display_name,
     format_size,
+    markdown_text,
     printable,
     printable_lines,
     project_text,
@@ -36,7 +37,7 @@ from clarity.render.layout import (
 def cell(text: str) -> str:
     """Text for a table cell: control characters escaped, `\\` and `|` as Markdown
     escapes (in a code span a backslash is itself: code_cell keeps it single)."""
-    return printable(text).replace("\\", "\\\\").replace("|", "\\|")
+    return markdown_text(printable(text).replace("\\", "\\\\").replace("|", "\\|"))
 
 
 def code_cell(text: str) -> str:

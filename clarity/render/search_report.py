@@ -9,7 +9,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from clarity.printable import code, display_name, printable, printable_lines, project_text
+from clarity.printable import (
+    code,
+    display_name,
+    markdown_text,
+    printable,
+    printable_lines,
+    project_text,
+)
 from clarity.render.json_report import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -93,9 +100,10 @@ def hits_markdown(found: Found) -> str:
     lines = [f"## clarity search: {printable(found.query.strip())}", "", _heading(found)]
     for hit in found.hits:
         snippet = "".join(
-            f"**{text}**" if matched else text for text, matched in _pieces(hit.snippet)
+            f"**{markdown_text(text)}**" if matched else markdown_text(text)
+            for text, matched in _pieces(hit.snippet)
         )
-        title = f": {display_name(hit.title)}" if hit.title else ""
+        title = f": {markdown_text(display_name(hit.title))}" if hit.title else ""
         lines += [
             "",
             f"- {code(display_name(hit.name))}{title} ({_facts(hit, len(found.roots) > 1)})",

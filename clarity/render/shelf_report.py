@@ -17,6 +17,7 @@ from clarity.printable import (
     code,
     display_name,
     format_size,
+    markdown_text,
     one_paragraph,
     printable,
     printable_lines,
@@ -134,19 +135,19 @@ def shelf_markdown(shelf: Shelf) -> str:
     for quarter, plans in _by_quarter(shelf):
         lines += [f"## {quarter}", ""]
         for plan in plans:
-            title = printable(display_name(plan.title or plan.name))
+            title = markdown_text(printable(display_name(plan.title or plan.name)))
             facts = [code(printable(display_name(plan.relative))), f"modified {_day(plan)}"]
             if isinstance(plan.record.get("size"), int):
                 facts.append(format_size(plan.record["size"]))
             if plan.matched_in:
                 facts.append(f"matched in {', '.join(plan.matched_in)}")
-            summary = f": {_short(plan.summary, 300)}" if plan.summary else ""
+            summary = f": {markdown_text(_short(plan.summary, 300))}" if plan.summary else ""
             lines.append(f"- **{title}** ({', '.join(facts)}){summary}")
         lines.append("")
     if shelf.kept:
         lines += [f"## {KEPT_HEADING}", ""]
         for kept in shelf.kept:
-            title = printable(display_name(kept.title or kept.name))
+            title = markdown_text(printable(display_name(kept.title or kept.name)))
             facts = [code(printable(display_name(kept.name))), f"modified {_kept_day(kept)}"]
             facts.append(format_size(kept.version.size))
             lines.append(f"- **{title}** ({', '.join(facts)})")
