@@ -22,7 +22,8 @@ HOSTILE = (
 
 
 def _html(markdown: str) -> str:
-    return MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    rendered: str = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
+    return rendered
 
 
 @pytest.fixture
