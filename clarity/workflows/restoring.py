@@ -97,7 +97,11 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
             record = shelve_kept(state, settings.archive_dir, settings.plans_dir, kept)
             value = str(record["path"])
             confirm = _yes
-        found = find_archived(settings.archive_dir, value)
+        try:
+            found = find_archived(settings.archive_dir, value)
+        except ClarityError:
+            _refuse_a_live_plan(settings, value)
+            raise
         group = restore_group_of(found, settings.plans_dir)
         if not confirm(group):
             return nothing_done(RunKind.RESTORE, settings, notes, "nothing was restored")
@@ -107,6 +111,20 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
         report,
         notes=(*notes, *report.notes, *warning),
     )
+
+
+def _refuse_a_live_plan(settings: Settings, value: str) -> None:
+    """The reason nothing is restored, when a plan of that name is in the plans dir (its
+    kept texts are versions of it, not a plan Claude Code deleted)."""
+    text = value.strip()
+    name = text if text.endswith(".md") else f"{text}.md"
+    if text and "/" not in text and os.path.lexists(settings.plans_dir / name):
+        stem = name.removesuffix(".md")
+        history = Again.of(settings).command("history", stem)
+        raise ClarityError(
+            f"{name} is in {settings.plans_dir} now, so there is nothing to restore; "
+            f"its earlier texts: {history}"
+        )
 
 
 def _yes(group: RestoreGroup) -> bool:

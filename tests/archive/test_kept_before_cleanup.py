@@ -202,3 +202,20 @@ def test_a_restore_near_the_cleanup_says_how_many_days_are_left(cli, isolated_ho
     assert restored.exit_code == 0, restored.stderr
     said = " ".join((restored.stdout + restored.stderr).split())
     assert "warning: payments.md is 28 days old" in said and "it goes in 2 days" in said
+
+
+def test_restore_of_a_live_plan_with_kept_texts_names_the_real_reason(
+    cli, isolated_home: Path
+) -> None:
+    # Issue 42, case 10: a live plan whose text was kept was refused with "no archived
+    # plan named payments": the right refusal, with the wrong reason.
+    plans_dir = _cleanup_dir(isolated_home)
+    dirs = ("--plans-dir", str(plans_dir))
+    make_files(plans_dir, {"payments.md": Plan(TEXT, 25)}, now=datetime.now(UTC))
+    _weekly(cli, plans_dir)  # near the cleanup: its text kept, the plan left where it is
+    refused = cli("restore", "payments", "--yes", *dirs)
+    assert refused.exit_code == 2
+    (line,) = refused.stderr.splitlines()
+    assert "payments.md is in" in line and "nothing to restore" in line
+    assert "clarity history payments" in line and "no archived plan" not in line
+    assert [p.name for p in plans_dir.iterdir()] == ["payments.md"]
