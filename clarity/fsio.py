@@ -113,22 +113,40 @@ def sweep_temps(path: Path) -> None:
     """Remove the temp files (`.name.<pid>.tmp`, as write_atomic names them) that writers
     of path left when they were killed: those of processes that are gone."""
     prefix = f".{path.name}."
+    _sweep(path.parent, lambda name: name[len(prefix) : -4] if name.startswith(prefix) else "")
+
+
+def sweep_folder_temps(folder: Path) -> None:
+    """Remove every `.<name>.<pid>.tmp` in folder that a process now gone left (a folder
+    of texts, each written beside its name first)."""
+
+    def pid_of(name: str) -> str:
+        stem, _, pid = name[:-4].rpartition(".")
+        return pid if name.startswith(".") and len(stem) > 1 else ""
+
+    _sweep(folder, pid_of)
+
+
+def _sweep(folder: Path, pid_of: Callable[[str], str]) -> None:
+    """Remove the `*.tmp` files in folder whose writer (the pid pid_of finds in the name)
+    is gone."""
     try:
-        names = [entry.name for entry in path.parent.iterdir()]
+        names = [entry.name for entry in os.scandir(folder)]
     except OSError:
         return
     for name in names:
-        pid = name[len(prefix) : -len(".tmp")]
-        if name.startswith(prefix) and name.endswith(".tmp") and pid.isdigit():
-            try:
-                os.kill(int(pid), 0)
-                continue  # alive (or another's process with that number): not ours to take
-            except ProcessLookupError:
-                pass
-            except (OSError, OverflowError):
-                continue
-            with contextlib.suppress(OSError):
-                (path.parent / name).unlink()
+        pid = pid_of(name) if name.endswith(".tmp") else ""
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue  # alive (or another's process with that number): not ours to take
+        except ProcessLookupError:
+            pass
+        except (OSError, OverflowError):
+            continue
+        with contextlib.suppress(OSError):
+            (folder / name).unlink()
 
 
 def append_durably(path: Path, data: bytes) -> None:

@@ -29,7 +29,7 @@ from clarity.archive.layout import (
     record_key,
     write_index_md,
 )
-from clarity.fsio import write_atomic
+from clarity.fsio import sweep_temps, write_atomic
 from clarity.state import ArchiveLockError, DirState
 
 Key = tuple[str, str]  # (run, path): an index record's identity
@@ -131,6 +131,8 @@ def update_index(
         # Another plans dir may share this archive: its index is read, changed and
         # rendered under the archive's own lock, or a change made meanwhile is lost.
         with state.archive_lock(archive_dir):
+            for name in (INDEX_JSONL, INDEX_MD):  # what a writer killed midway left
+                sweep_temps(archive_dir / name)
             return _update(state, archive_dir, adds, removes, render=render)
     except ArchiveLockError as error:
         change = _merged(_load_pending(state, archive_dir), adds, removes)

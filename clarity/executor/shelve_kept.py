@@ -33,7 +33,7 @@ from clarity.errors import ClarityError
 from clarity.executor.indexing import update_index
 from clarity.executor.mover import extractive_summary
 from clarity.executor.moves import copy_file, error_text, keep_mtime
-from clarity.fsio import hash_file
+from clarity.fsio import hash_file, partial_path, read_regular
 from clarity.state import DirState
 
 KEPT_RUN = "kept-before-cleanup"  # the `run` of a kept text's record: no run moved it
@@ -49,6 +49,7 @@ def shelve_kept(
         folder = quarter_folder(archive_dir, quarter(version.mtime_ns))
         dst = _left_by_a_kill(archive_dir, folder, kept)
         if dst is None:
+            _sweep_partial(folder / kept.name, kept)
             dst = free_name(folder, kept.name)
             copy_file(version.path, dst, version.sha256, version.mtime_ns)
     except OSError as error:
@@ -74,6 +75,23 @@ def shelve_kept(
             f"take its record ({report.failed[0]}); the next clarity apply adds it, then restore"
         )
     return record
+
+
+def _sweep_partial(dst: Path, kept: KeptPlan) -> None:
+    """A copy of this kept text that a killed restore began (`.NAME.md.clarity-partial`,
+    its bytes the start of the text): removed, so that the copy made now takes the plan's
+    own name, not NAME.2.md. A partial of other bytes is another's, and left."""
+    partial = partial_path(dst)
+    try:
+        info = os.lstat(partial)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > kept.version.size:
+            return
+        with kept.version.path.open("rb") as text:
+            start = text.read(info.st_size)
+        if read_regular(partial, info.st_size) == start:
+            partial.unlink()
+    except OSError:
+        return  # nothing there, or not to be read: free_name passes it by
 
 
 def _left_by_a_kill(archive_dir: Path, folder: Path, kept: KeptPlan) -> Path | None:

@@ -143,7 +143,7 @@ def _write_text(folder: str, sha256: str, text: str) -> None:
     with contextlib.suppress(OSError):
         if stat.S_ISREG(os.lstat(path).st_mode):
             return  # kept already (anything else in its place is written over)
-    temp = f"{path}.{os.getpid()}.tmp"
+    temp = os.path.join(folder, f".{sha256}.md.{os.getpid()}.tmp")  # fsio.sweep_folder_temps
     try:
         os.makedirs(folder, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):

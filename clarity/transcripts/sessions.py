@@ -18,9 +18,10 @@ import contextlib
 import os
 from pathlib import Path
 
-from clarity.fsio import read_regular, write_atomic
+from clarity.fsio import read_regular, sweep_folder_temps, write_atomic
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
+from clarity.transcripts.ledger import TEXTS as LEDGER_TEXTS
 from clarity.transcripts.lines import PlanPaths
 from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, stamp_of, unchanged
 from clarity.transcripts.reader import QUIET_CHECK, read_transcript
@@ -170,6 +171,7 @@ def _ledger(ledger_dir: Path, reading: _Reading, store_file: Path | None) -> lis
         facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, 0)
     if marker is not None and texts is not None and end != texts_from:
         assert store_file is not None
+        sweep_folder_temps(ledger_dir / LEDGER_TEXTS)  # texts a hook killed midway began
         if not texts.set_aside(store_file.with_name(TEXTS_FOLDER)):
             return facts  # the marker stays: the next scan sets these texts aside again
         with contextlib.suppress(OSError):

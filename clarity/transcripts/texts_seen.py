@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from clarity.fsio import append_lines, read_regular
+from clarity.fsio import append_lines, read_regular, sweep_folder_temps
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -93,6 +93,7 @@ class TextsSeen:
         temp = None
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            sweep_folder_temps(folder)  # texts a scan killed midway began
             lines = []
             for seen, text in self.found.values():
                 path = folder / f"{seen.sha256}.md"
