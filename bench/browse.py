@@ -61,9 +61,27 @@ class _Served:
             raise SystemExit(f"bench: clarity browse printed no address: {line!r}")
         self.port = int(found.group(1))
         self.cookie = f"clarity-browse-{self.port}={found.group(2)}"
+        self.prefix = self._prefix(found.group(2))
+
+    def _prefix(self, token: str) -> str:
+        """The secret path the pages live under, as the token's redirect tells it."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        try:
+            connection.request(
+                "GET", f"/?token={token}", headers={"Host": f"127.0.0.1:{self.port}"}
+            )
+            answer = connection.getresponse()
+            answer.read()
+            location = answer.getheader("location") or ""
+        finally:
+            connection.close()
+        if answer.status != 303 or not location.endswith("/"):
+            self.stop()
+            raise SystemExit(f"bench: clarity browse's token led nowhere ({answer.status})")
+        return location.removesuffix("/")
 
     def ask(self, path: str) -> float:
-        return _ask(self.port, self.cookie, path)
+        return _ask(self.port, self.cookie, self.prefix + path)
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGINT)
@@ -149,7 +167,9 @@ def _page(served: _Served, path: str) -> str:
     connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=120)
     try:
         connection.request(
-            "GET", path, headers={"Host": f"127.0.0.1:{served.port}", "Cookie": served.cookie}
+            "GET",
+            served.prefix + path,
+            headers={"Host": f"127.0.0.1:{served.port}", "Cookie": served.cookie},
         )
         return connection.getresponse().read().decode("utf-8", "replace")
     finally:
