@@ -121,17 +121,43 @@ def _active_now(facts: PlanFacts, scan: _Scan) -> _Found | None:
     restored from the archive lately, pinned."""
     if scan.today[0] <= facts.mtime < scan.today[1]:
         return _Found("modified today", Basis.NOW)
-    if facts.name in scan.current:
-        return _Found(CURRENT_REASON, Basis.IN_USE)
-    session = scan.in_use.get(facts.name)
-    if session is not None:
-        return _Found(in_use_reason(session), Basis.IN_USE)
-    restored_at = scan.evidence.restored.get(facts.name)
-    if restored_at is not None and restored_lately(restored_at, scan.now, scan.rules.thresholds):
-        return _Found(restored_reason(restored_at, scan.zone), Basis.RESTORED)
+    held = _held(facts.name, scan)
+    if held is not None:
+        return held
     if facts.frontmatter.pinned:
         return _Found("pinned: true in frontmatter", Basis.NOW)
     return None
+
+
+def _held(name: str, scan: _Scan) -> _Found | None:
+    """Rule 1 as far as a plan's name tells it: the current session's plan, a live
+    session's, or one a person put back from the archive lately."""
+    if name in scan.current:
+        return _Found(CURRENT_REASON, Basis.IN_USE)
+    session = scan.in_use.get(name)
+    if session is not None:
+        return _Found(in_use_reason(session), Basis.IN_USE)
+    restored_at = scan.evidence.restored.get(name)
+    if restored_at is not None and restored_lately(restored_at, scan.now, scan.rules.thresholds):
+        return _Found(restored_reason(restored_at, scan.zone), Basis.RESTORED)
+    return None
+
+
+def must_stay(
+    name: str,
+    now: datetime,
+    *,
+    current: frozenset[str],
+    in_use: Mapping[str, str],
+    restored: Mapping[str, float],
+    thresholds: Thresholds,
+) -> str | None:
+    """Why a plan must stay where it is at this moment (rule 1 by its name), or None:
+    what a move asks just before it moves a plan a scan proposed, maybe hours ago."""
+    rules = Rules(markers=(), thresholds=thresholds)
+    scan = _Scan.of(rules, now, current, in_use, Evidence(restored=restored))
+    held = _held(name, scan)
+    return None if held is None else held.reason
 
 
 def _completed(facts: PlanFacts, scan: _Scan) -> _Found | None:

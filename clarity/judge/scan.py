@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -13,7 +14,6 @@ from clarity.config import Settings
 from clarity.errors import ClarityError, NoPlansYet
 from clarity.hints import clarity_command
 from clarity.judge.classifier import Evidence, Rules, classify
-from clarity.judge.proposal import Proposal, build_proposal
 from clarity.locations import expand_home
 from clarity.model import (
     MOVING_ACTIONS,
@@ -222,30 +222,42 @@ def _tracked_note(tracked: Tracked, settings: Settings) -> tuple[str, ...]:
     )
 
 
+@dataclass(frozen=True)
+class Gathering:
+    """How a scan gathers its facts, beyond the plans and transcripts themselves (the
+    pipeline, workflows/pipeline.py, fills it from the folder's state).
+
+    progress: told of each plan read. cache: facts of plans unchanged since they were
+    last read. review: the agent, asked about the dormant plans; its `finished`
+    verdicts decide where the person let them (agent_archives). go_on: the
+    transcripts are read from where a scan cut short stopped, those before it taken
+    as they were (the SessionStart hook's way, to get further each time). restored:
+    plans a person put back from the archive lately, and when (read from past runs'
+    journals by the workflow: the judge reads no journal).
+    """
+
+    progress: Progress | None = None
+    cache: FactsCache | None = None
+    review: Review | None = None
+    go_on: bool = False
+    restored: Mapping[str, float] = field(default_factory=lambda: NOTHING_RESTORED)
+
+
+NO_GATHERING = Gathering()  # plans and transcripts alone: read whole, no agent, no journal
+
+
 def scan(
-    settings: Settings,
-    request: ScanRequest,
-    *,
-    progress: Progress | None = None,
-    cache: FactsCache | None = None,
-    review: Review | None = None,
-    go_on: bool = False,
-    restored: Mapping[str, float] = NOTHING_RESTORED,
+    settings: Settings, request: ScanRequest, gathering: Gathering = NO_GATHERING
 ) -> ScanReport:
     """Classify every plan; plans of Claude Code sessions active lately stay active.
 
     request: the moment, the plans named current, the Claude Code session clarity runs
     for (its plans are current, however long ago it last wrote), and the project whose
-    plans alone are reported. cache: facts of
-    plans unchanged since they were last read. review: the agent, asked about
-    the dormant plans; its `finished` verdicts decide where the person let
-    them (agent_archives). project: report only that project's plans. go_on:
-    the transcripts are read from where a scan cut short stopped, those before it
-    taken as they were (the SessionStart hook's way, to get further each time).
-    restored: plans a person put back from the archive lately, and when (the workflow
-    reads them from past runs' journals: the judge reads no journal).
+    plans alone are reported.
     """
     now, current, session, project = request.now, request.current, request.session, request.project
+    progress, cache, review = gathering.progress, gathering.cache, gathering.review
+    go_on, restored = gathering.go_on, gathering.restored
     check_plans_dir(settings)
     try:
         listing = read_plans_dir(settings.plans_dir, progress, cache)
@@ -296,27 +308,3 @@ def scan(
             if project is not None:
                 report = in_project(report, project)
     return report
-
-
-def scan_and_propose(
-    settings: Settings,
-    request: ScanRequest,
-    state: DirState,
-    *,
-    progress: Progress | None = None,
-    review: Review | None = None,
-    restored: Mapping[str, float] = NOTHING_RESTORED,
-) -> tuple[ScanReport, Proposal]:
-    """Scan with what the last scan of this directory read, and propose its moves.
-
-    What this scan read and hashed is remembered for the next one; the
-    proposal is the caller's to record.
-    """
-    cache = FactsCache.load(state.facts_cache_file)
-    report = scan(
-        settings, request, progress=progress, cache=cache, review=review, restored=restored
-    )
-    proposal = build_proposal(report, progress)
-    cache.learn_hashes((f.name, f.stamp, f.sha256) for g in proposal.groups for f in g.files)
-    cache.save(state.facts_cache_file)
-    return report, proposal

@@ -8,7 +8,6 @@ callback, so the core never touches a terminal.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +17,6 @@ from clarity.archive.layout import check_archive_dir
 from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import apply_groups, settled_names
-from clarity.executor.history import restored_plans
 from clarity.executor.indexing import flush_pending
 from clarity.executor.journal import RunLog, Runs, load_runs
 from clarity.executor.mover import extractive_summary
@@ -27,26 +25,17 @@ from clarity.executor.recovery import recover
 from clarity.executor.results import RunReport as RunReport  # the report every run gives
 from clarity.executor.undo import UndoPlan, plan_undo, undo
 from clarity.hints import Again
-from clarity.judge.classifier import (
-    CURRENT_REASON,
-    in_use_reason,
-    restored_lately,
-    restored_reason,
-)
 from clarity.judge.handpick import archive_proposal
 from clarity.judge.proposal import Proposal, ProposedGroup, load_proposal, save_proposal
 from clarity.judge.scan import (
     check_not_a_project,
     check_plans_dir,
-    current_plan_names,
-    live_sessions,
     project_signs,
-    scan,
-    scan_and_propose,
 )
 from clarity.model import Action, ScanRequest, Summarizer
 from clarity.progress import Progress
 from clarity.state import DirState
+from clarity.workflows.pipeline import PlanFolder, Review
 
 if TYPE_CHECKING:
     from clarity.agent.advisor import Advisor
@@ -128,26 +117,6 @@ def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Propos
     return proposal
 
 
-def in_use_now(
-    settings: Settings, now: datetime, session: str | None, current: Iterable[str] = ()
-) -> dict[str, str]:
-    """Plans Claude Code sessions use right now, or a person restored lately, and why they
-    must stay where they are.
-
-    A recorded scan may be hours old: a session that took up one of its plans
-    since then must not have it pulled away, nor a plan put back since be archived again.
-    """
-    sessions = live_sessions(settings, now, session)
-    held = {name: in_use_reason(user) for name, user in sessions.in_use.items()}
-    named = current_plan_names(current, settings.plans_dir)  # --current, since the scan too
-    held.update(dict.fromkeys(sessions.current | named, CURRENT_REASON))
-    state, thresholds = DirState.for_plans_dir(settings.plans_dir), settings.thresholds
-    for name, moment in restored_plans(state, now, thresholds.dormant_days).items():
-        if restored_lately(moment, now.timestamp(), thresholds):  # restored since the scan
-            held.setdefault(name, restored_reason(moment, now.tzinfo))
-    return held
-
-
 def run_apply(
     settings: Settings,
     request: ScanRequest,
@@ -225,27 +194,11 @@ def _apply_locked(
     proposal_id: str | None,
 ) -> RunReport:
     """run_apply's work, with the plans dir's lock held."""
-    now, current, session = request.now, request.current, request.session
     notes, journals = settle_before_run(state)
-    advisor = _advisor(settings)
+    folder = PlanFolder(settings, state)
     if rescan:
-        review = None
-        if advisor is not None and settings.agent.archives:  # its verdicts may decide
-            from clarity.agent.review import dormant_reviewer
-
-            review = dormant_reviewer(advisor, settings.agent.plan_bytes)
-        scanned, proposal = scan_and_propose(
-            settings,
-            request,
-            state,
-            progress=progress,
-            review=review,
-            restored=restored_plans(state, now, settings.thresholds.dormant_days),
-        )
+        _, proposal = folder.scan_and_propose(request, review=Review.TO_DECIDE, progress=progress)
         save_proposal(state, proposal)
-        from clarity.search import remember_scan  # every scan's verdicts (issue 36, item 5)
-
-        remember_scan(state, scanned)
     else:
         proposal = _proposal(settings, state, proposal_id)
     runs = [
@@ -280,8 +233,8 @@ def _apply_locked(
     if not confirm(preview):
         return nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
     tick = progress("Moving plans", preview.file_count) if progress else None
-    summarize, usage = _summarizer(settings, advisor)
-    held = {} if rescan else in_use_now(settings, now, session, current)
+    summarize, usage = _summarizer(settings, folder.advisor())
+    held = {} if rescan else folder.must_stay(request)
     report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     notes.append(f"carried out the scan {proposal.label}")
     return dataclasses.replace(
@@ -313,27 +266,18 @@ def run_archive(
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
         notes, _ = settle_before_run(state)
-        restored = restored_plans(state, request.now, settings.thresholds.dormant_days)
-        scanned = scan(settings, request, restored=restored)
+        folder = PlanFolder(settings, state)
+        scanned = folder.scan(request)  # afresh, under the lock: in use now is refused
         proposal = archive_proposal(scanned, names, Again.of(settings))
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
             return nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
-        summarize, usage = _summarizer(settings, _advisor(settings))
+        summarize, usage = _summarizer(settings, folder.advisor())
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
         )
         report = dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
         return _with_texts_kept(report, settings, state, request.now, trusted=False)
-
-
-def _advisor(settings: Settings) -> Advisor | None:
-    """The agent, when it is on (the SDK itself is imported only when a request is made)."""
-    if not settings.agent.enabled:
-        return None
-    from clarity.agent.factory import make_advisor
-
-    return make_advisor(settings.agent, os.environ)
 
 
 def _summarizer(

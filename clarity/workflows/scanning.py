@@ -8,13 +8,10 @@ returns is a ScanReport for a renderer, and what it has to say on the way
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from datetime import datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
-from clarity.state import DirState
 
 if TYPE_CHECKING:
     from clarity.config import Settings
@@ -44,9 +41,10 @@ def run_scan(
     reads the last settled state and leaves a killed run to the next command that
     moves files: it never moves one itself."""
     from clarity.judge.proposal import save_proposal
-    from clarity.judge.scan import scan_and_propose
+    from clarity.workflows.pipeline import PlanFolder, Review
 
-    state = DirState.for_plans_dir(settings.plans_dir)
+    folder = PlanFolder.of(settings)
+    state = folder.state
     if settings.plans_dir.is_dir() and state.running_run() is not None:
         if settle:
             from clarity.workflows.runs import settle_interrupted  # the executor, when needed
@@ -55,25 +53,7 @@ def run_scan(
                 note(line)
         else:
             note(UNSETTLED)
-    review = None
-    if settings.agent.enabled:
-        from clarity.agent.factory import make_advisor
-        from clarity.agent.review import dormant_reviewer
-
-        advisor = make_advisor(settings.agent, os.environ)
-        review = dormant_reviewer(advisor, settings.agent.plan_bytes)
-    report, proposal = scan_and_propose(
-        settings,
-        request,
-        state,
-        progress=progress,
-        review=review,
-        restored=put_back_lately(settings, request.now),
-    )
-    if request.project is None:  # a project's report leaves the other plans out: not their verdicts
-        from clarity.search import remember_scan
-
-        remember_scan(state, report)
+    report, proposal = folder.scan_and_propose(request, review=Review.TO_REPORT, progress=progress)
     if not record:
         return report
     try:
@@ -83,15 +63,6 @@ def run_scan(
         note(f"warning: this scan was not recorded, so apply needs --rescan: {message}")
         return report
     return report._replace(proposal=proposal.id)
-
-
-def put_back_lately(settings: Settings, now: datetime) -> Mapping[str, float]:
-    """The plans a person put back from the archive within dormant_days of now, and when:
-    active a while (SPEC 4.5 rule 1), as the runs' journals in the state folder say."""
-    from clarity.executor.history import restored_plans
-
-    state = DirState.for_plans_dir(settings.plans_dir)
-    return restored_plans(state, now, settings.thresholds.dormant_days)
 
 
 def check_plans_folder(settings: Settings) -> None:

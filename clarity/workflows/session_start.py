@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from clarity.config import Settings, load_settings
-from clarity.judge.scan import scan
 from clarity.model import PlanClass, ScanReport, ScanRequest, Verdict
 from clarity.plans.facts_cache import FactsCache
 from clarity.state import DirState
-from clarity.workflows.scanning import put_back_lately
+from clarity.workflows.pipeline import PlanFolder
 from clarity.workflows.session_watch import HORIZON_DAYS, listing, stamp, watched
 
 
@@ -129,8 +128,7 @@ def _found(settings: Settings, moment: datetime, stop_at: float) -> dict[str, An
     kept, keep_left = keep_near_cleanup(settings, state, moment, stop_at)
     cache = FactsCache.load(state.facts_cache_file)
     # go_on: a hook cut short by its deadline goes on next time where it stopped.
-    restored = put_back_lately(settings, moment)
-    report = scan(settings, ScanRequest(moment), cache=cache, go_on=True, restored=restored)
+    report = PlanFolder(settings, state).scan(ScanRequest(moment), go_on=True, cache=cache)
     cache.save(state.facts_cache_file)
     plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
     lefts = ((v.name, cleanup_left(report, v)) for v in plans)

@@ -351,3 +351,45 @@ def test_names_that_are_not_sub_plans(name: str) -> None:
 def test_verdicts_come_out_in_name_order() -> None:
     names = ["b.md", "a.md", "c.md"]
     assert [v.name for v in classify([facts(n) for n in names], RULES, NOW)] == sorted(names)
+
+
+# -- rule 1 asked at the moment of a move (issue 43: the classifier alone decides) ------
+
+
+def test_must_stay_is_rule_one_by_name_with_the_scans_reasons() -> None:
+    from clarity.judge.classifier import Evidence, must_stay
+
+    restored_at = (NOW - timedelta(days=3)).timestamp()
+    long_ago = (NOW - timedelta(days=30)).timestamp()
+    held = {
+        name: must_stay(
+            name,
+            NOW,
+            current=frozenset({"mine.md", "both.md"}),
+            in_use={"live.md": "31da521d-7c4e", "both.md": "8e2f1a3b-5c6d"},
+            restored={"back.md": restored_at, "old.md": long_ago},
+            thresholds=Thresholds(),
+        )
+        for name in ("mine.md", "both.md", "live.md", "back.md", "old.md", "other.md")
+    }
+    assert held == {
+        "mine.md": "current session's plan",
+        "both.md": "current session's plan",  # current first, as a scan says it
+        "live.md": "in use by session 31da521d",
+        "back.md": "restored by you on 2026-11-18",
+        "old.md": None,  # restored longer ago than dormant_days
+        "other.md": None,
+    }
+    # The same words a scan gives each of these plans, whatever its file says.
+    plans = [facts(name, age_days=20) for name in ("mine.md", "live.md", "back.md")]
+    verdicts = classify(
+        plans,
+        RULES,
+        NOW,
+        frozenset({"mine.md"}),
+        {"live.md": "31da521d-7c4e"},
+        Evidence(restored={"back.md": restored_at}),
+    )
+    assert {v.name: v.reason for v in verdicts} == {
+        k: held[k] for k in ("mine.md", "live.md", "back.md")
+    }
