@@ -174,6 +174,10 @@ class Verdict(NamedTuple):
     subplans: tuple[str, ...] = ()  # names of the sub-plans folded under this plan
     basis: Basis = Basis.AGE
     held: bool = False  # git tracks its group: reported, never moved (SPEC 2)
+    # What the rules found that did not decide (a qualified status, an approval without
+    # edits, why it was not trashed), each as the reason says it after the rule's own
+    # words: for the person who decides, and for the agent (agent/review.py).
+    findings: tuple[str, ...] = ()
 
     @property
     def kept_by_git(self) -> bool:

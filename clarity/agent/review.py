@@ -37,7 +37,7 @@ def review_dormant(report: ScanReport, advisor: Advisor, plan_bytes: int) -> Sca
             )
         except (OSError, NotARegularFile):
             continue
-        findings = verdict.reason.partition("; ")[2]  # after its age: what the rules found
+        findings = "; ".join(verdict.findings)  # what the rules found short of deciding
         plan = PlanText(verdict.name, head, tail, report.age_days(verdict), findings)
         answer = advisor.review(plan)
         if answer is not None:

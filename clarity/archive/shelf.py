@@ -81,6 +81,7 @@ class Shelf:
     total: int  # plans in the archive, matched or not
     notes: tuple[str, ...] = ()
     kept: tuple[KeptPlan, ...] = ()  # deleted by Claude Code, their text kept (matched or not)
+    exists: bool = True  # False: no archive yet (its one note says so)
 
 
 # A long-lived reader (the MCP server) asks again and again: the index as last read, kept
@@ -193,7 +194,7 @@ def list_archived(
     the plans Claude Code deleted from it whose text clarity kept, too."""
     if not os.path.lexists(archive_dir):
         note = f"no archive yet at {archive_dir}: clarity apply and clarity archive put plans there"
-        return Shelf(archive_dir, query, (), 0, (note,))
+        return Shelf(archive_dir, query, (), 0, (note,), exists=False)
     if not archive_dir.is_dir():
         raise ClarityError(f"the archive {archive_dir} is not a folder; point --archive-dir at it")
     plans, notes = _index(archive_dir)

@@ -270,7 +270,9 @@ def _bound(seconds: float) -> None:
         signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
-def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str | None:
+def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> tuple[str, bool] | None:
+    """The line to say at this session start, and whether plans are due (Claude Code
+    deletes some within the week); None when nothing is worth saying."""
     cwd = project_dir(data)
     day = time.strftime("%Y-%m-%d", time.localtime(now))
     memo_path = os.path.join(state_dir(env), MEMO_FILE)
@@ -303,7 +305,9 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> str 
     if worth or not fresh:
         entry["said"] = said
         save_memo(memo_path, memo, key, entry)
-    return text if worth else None
+    if not worth or text is None:
+        return None
+    return text, bool(at_risk_of(list(entry["deadlines"]), now))
 
 
 # Events the hook only records in the approval ledger: ExitPlanMode's (its matcher), and
@@ -350,13 +354,14 @@ def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:
         ledger(data, env)
         return
     now = time.time()
-    said = finding(data, env, now)
-    if said is None:
+    found = finding(data, env, now)
+    if found is None:
         return
+    said, due = found
     from clarity.render.output import say
 
     document: dict[str, Any] = {"systemMessage": said}
-    if "Claude Code will delete" in said:  # something is due: Claude should know it too
+    if due:  # plans Claude Code is about to delete: Claude should know it too
         document["hookSpecificOutput"] = {
             "hookEventName": "SessionStart",
             "additionalContext": said,

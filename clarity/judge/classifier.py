@@ -218,7 +218,7 @@ def _counted(count: int, noun: str, verb: str = "") -> str:
     return f"{count} {noun}{plural if count != 1 else ''}" + (f" {verb}" if verb else "")
 
 
-def _short_of_deciding(facts: PlanFacts, scan: _Scan) -> str:
+def _short_of_deciding(facts: PlanFacts, scan: _Scan) -> list[str]:
     """What was found that did not decide, for the person who does (and for the agent)."""
     found = []
     if facts.status is not None:
@@ -226,7 +226,7 @@ def _short_of_deciding(facts: PlanFacts, scan: _Scan) -> str:
     session = scan.evidence.sessions.get(facts.name)
     if session is not None:  # (one that decided made the plan completed, not dormant)
         found.append(f"{_session_text(session, scan)}; {_unfinished(facts, session)}")
-    return "".join(f"; {item}" for item in found)
+    return found
 
 
 def _agent_finished(facts: PlanFacts, scan: _Scan) -> _Found | None:
@@ -276,10 +276,10 @@ def _held_back_note(sub: PlanFacts, scan: _Scan) -> str:
     return f"not trashed: sub-plan {sub.name} is {_size(sub.size)}, {age:.1f} days old"
 
 
-def _kept_from_trash(facts: PlanFacts, scan: _Scan) -> str:
-    """Why a small, old plan is reported instead of trashed (empty: it is not small and old)."""
+def _kept_from_trash(facts: PlanFacts, scan: _Scan) -> list[str]:
+    """Why a small, old plan is reported instead of trashed (none: it is not small and old)."""
     real = _real_plan(facts, scan) if _small_and_old(facts, scan) else None
-    return "" if real is None else f"; not trashed: {_size(facts.size)}, but {real}"
+    return [] if real is None else [f"not trashed: {_size(facts.size)}, but {real}"]
 
 
 def _size(size: int) -> str:
@@ -305,19 +305,24 @@ def _classify_one(facts: PlanFacts, scan: _Scan, held_back_by: PlanFacts | None 
     held = (
         _kept_from_trash(facts, scan)
         if held_back_by is None
-        else "; " + _held_back_note(held_back_by, scan)
+        else [_held_back_note(held_back_by, scan)]
     )
     if age > limits.dormant_days:
         found = _agent_finished(facts, scan)
         if found is not None:
             return Verdict(facts, PlanClass.COMPLETED, found.reason, basis=found.basis)
-        said = _short_of_deciding(facts, scan)
-        reason = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}{said}{held}"
-        return Verdict(facts, PlanClass.DORMANT, reason)
+        findings = (*_short_of_deciding(facts, scan), *held)
+        rule = f"untouched for {age:.1f} days > {_days(limits.dormant_days)}"
+        return Verdict(facts, PlanClass.DORMANT, _with(rule, findings), findings=findings)
     if age < 0:
         return Verdict(facts, PlanClass.ACTIVE, "modified in the future (clock skew?)")
-    reason = f"in progress: {age:.1f} days old, dormant after {_days(limits.dormant_days)}{held}"
-    return Verdict(facts, PlanClass.ACTIVE, reason)
+    rule = f"in progress: {age:.1f} days old, dormant after {_days(limits.dormant_days)}"
+    return Verdict(facts, PlanClass.ACTIVE, _with(rule, held), findings=tuple(held))
+
+
+def _with(rule: str, findings: Iterable[str]) -> str:
+    """A reason: the rule's own words, then each finding that did not decide."""
+    return rule + "".join(f"; {finding}" for finding in findings)
 
 
 def classify(

@@ -173,7 +173,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
                 cleanup_in_days=None,
             )
         )
-    notes = [note for note in shelf.notes if not note.startswith("no archive yet")]
+    notes = list(shelf.notes) if shelf.exists else []  # no archive yet: nothing to say
     return rows, notes
 
 

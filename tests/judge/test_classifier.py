@@ -393,3 +393,13 @@ def test_must_stay_is_rule_one_by_name_with_the_scans_reasons() -> None:
     assert {v.name: v.reason for v in verdicts} == {
         k: held[k] for k in ("mine.md", "live.md", "back.md")
     }
+
+
+def test_a_dormant_plans_findings_are_typed_and_its_reason_is_written_from_them() -> None:
+    # Issue 43: the agent once split the reason string to find what the rules found.
+    small = verdict(facts("small.md", age_days=20, size=500)._replace(stub=False))
+    assert small.plan_class is PlanClass.DORMANT
+    assert small.findings == ("not trashed: 500 B, but it has the body of a plan",)
+    assert small.reason == "untouched for 20.0 days > 14; " + small.findings[0]
+    plain = verdict(facts("big.md", age_days=20))
+    assert (plain.findings, plain.reason) == ((), "untouched for 20.0 days > 14")
