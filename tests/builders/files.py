@@ -94,3 +94,14 @@ def contents(*roots: Path) -> Counter[bytes]:
 
 
 TICK = 0.02  # longer than the coarsest kernel timestamp tick (10 ms at HZ=100)
+
+
+def not_a_file(target: Path, kind: str) -> None:
+    """Put at target what a state file must never be read as: a FIFO (a reader waits for
+    ever), a link to /dev/zero (a read never ends) or a link to itself (a loop)."""
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "zero":
+        target.symlink_to("/dev/zero")
+    else:
+        target.symlink_to(target.name)

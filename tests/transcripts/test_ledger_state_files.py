@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from clarity.state import DirState
-from tests.builders.files import NOW_ISO, Plan, make_files
+from tests.builders.files import NOW_ISO, Plan, make_files, not_a_file
 from tests.builders.hook import DONE
 from tests.builders.sessions import PLAN, SESSION
 
@@ -75,12 +75,7 @@ def test_a_ledger_state_file_that_is_not_a_file_is_never_waited_on_nor_read_with
             target = next((folder / what).iterdir())
             target.unlink()
     target.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "fifo":
-        os.mkfifo(target)
-    elif kind == "zero":
-        target.symlink_to("/dev/zero")
-    else:
-        target.symlink_to(target.name)
+    not_a_file(target, kind)
     dirs = ("--plans-dir", str(plans_dir), "--now", NOW_ISO)
 
     code, out, err = _run("-m", "clarity", "scan", *dirs, "--json")

@@ -44,6 +44,17 @@ def _history(dirs: tuple[str, ...]) -> list[str]:
     return [version["sha256"] for version in json.loads(ran.stdout)["versions"]]
 
 
+def _shown(plan: Path, cwd: Path) -> dict[str, object]:
+    """The hook's event for BIG shown for approval (ExitPlanMode's PreToolUse)."""
+    return {
+        "session_id": SESSION,
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "ExitPlanMode",
+        "tool_input": {"plan": BIG, "planFilePath": str(plan)},
+    }
+
+
 def _plans_dir(home: Path) -> Path:
     plans_dir = home / ".claude" / "plans"
     make_files(plans_dir, {f"{NAME}.md": Plan("# Plan: the short one\n\nNow.\n", 1)})
@@ -77,13 +88,7 @@ def test_a_transcripts_text_not_set_aside_is_read_again_and_kept(isolated_home: 
 def test_a_ledger_text_not_set_aside_is_read_again_and_kept(isolated_home: Path) -> None:
     plans_dir = _plans_dir(isolated_home)
     plan = plans_dir / f"{NAME}.md"
-    event = {
-        "session_id": SESSION,
-        "cwd": str(isolated_home / "work"),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "ExitPlanMode",
-        "tool_input": {"plan": BIG, "planFilePath": str(plan)},
-    }
+    event = _shown(plan, isolated_home / "work")
     ran = run_hook(isolated_home / "work", stdin=json.dumps(event))
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
 
@@ -97,13 +102,7 @@ def test_a_hook_that_cannot_write_the_text_records_the_approval_and_leaves_no_pa
     from clarity.claude_code.hook_settings import hook_command
 
     plan = isolated_home / ".claude" / "plans" / f"{NAME}.md"
-    event = {
-        "session_id": SESSION,
-        "cwd": str(isolated_home / "work"),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "ExitPlanMode",
-        "tool_input": {"plan": BIG, "planFilePath": str(plan)},
-    }
+    event = _shown(plan, isolated_home / "work")
     ran = subprocess.run(
         ["sh", "-c", hook_command(sys.executable)],
         input=json.dumps(event),

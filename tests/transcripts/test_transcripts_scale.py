@@ -20,7 +20,7 @@ from clarity.transcripts.quiet import _escape, _header, _mark_stop, _stopped_at,
 from clarity.transcripts.sessions import QUIET_FILE, find_plan_sessions
 from clarity.transcripts.walk import Stop
 from tests.builders.claude_home import Session
-from tests.builders.files import NOW, Plan, make_files
+from tests.builders.files import NOW, Plan, make_files, not_a_file
 from tests.builders.hook import DONE, run_hook, said
 from tests.builders.sessions import SESSION, STARTED, implemented
 
@@ -192,12 +192,7 @@ def test_a_state_file_that_is_not_a_file_is_passed_over_never_waited_on(
     state = DirState.for_plans_dir(plans_dir).sessions_file.parent
     state.mkdir(parents=True, exist_ok=True)
     target = state / what
-    if kind == "fifo":
-        os.mkfifo(target)
-    elif kind == "zero":
-        target.symlink_to("/dev/zero")
-    else:
-        target.symlink_to(target.name)
+    not_a_file(target, kind)
     assert _scan_classes(plans_dir, {}) == fresh
     hook = subprocess.run(
         [sys.executable, "-I", "-m", "clarity.hook"],
