@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -56,24 +56,17 @@ def archived(
 
     listed = list_archive(settings, query)
     if chosen_format is Format.JSON:
+        from clarity.render import shelf_report
         from clarity.render.output import send_json
 
-        send_json(_document(listed))
+        send_json(shelf_report.listing_document(listed))
         return 0
     _print_shelf(settings, query, chosen_format, listed)
     return 0
 
 
-def _document(listed: ArchiveListing) -> dict[str, Any]:
-    from clarity.render import shelf_report
-
-    document = shelf_report.shelf_document(listed.shelf)
-    document["versions"] = dict(zip(("plans", "texts", "bytes"), listed.versions, strict=True))
-    return document
-
-
 def _archived_every_root(settings: Settings, query: str | None, chosen_format: Format) -> int:
-    from clarity.render.roots_report import heading, root_document
+    from clarity.render.roots_report import heading, listings_document
     from clarity.workflows.archived import list_archive
     from clarity.workflows.roots import find_roots, for_each_root
 
@@ -81,16 +74,7 @@ def _archived_every_root(settings: Settings, query: str | None, chosen_format: F
     if chosen_format is Format.JSON:
         from clarity.render.output import send_json
 
-        send_json(
-            {
-                "schema_version": 1,
-                "roots": [
-                    {**root_document(o.root), "error": o.error}
-                    | ({} if o.result is None else _document(o.result[1]))
-                    for o in outcomes
-                ],
-            }
-        )
+        send_json(listings_document(outcomes))
     else:
         for outcome in outcomes:
             say(heading(outcome.root, chosen_format))

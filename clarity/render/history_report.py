@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from clarity.printable import display_name, format_size, printable, printable_lines
-from clarity.render.json_report import SCHEMA_VERSION
+from clarity.render.json_report import envelope
 from clarity.workflows.versions import History, PlanText
 
 
@@ -39,12 +39,13 @@ def _text_document(text: PlanText) -> dict[str, Any]:
 
 
 def history_document(history: History) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "name": history.name,
-        "where": history.where,
-        "versions": [_text_document(text) for text in history.texts],
-    }
+    return envelope(
+        {
+            "name": history.name,
+            "where": history.where,
+            "versions": [_text_document(text) for text in history.texts],
+        }
+    )
 
 
 def diff_text(diff: str) -> str:

@@ -16,6 +16,12 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 
 
+def envelope(document: dict[str, Any]) -> dict[str, Any]:
+    """Every --json document, and every MCP answer's structured content: its schema's
+    version first, then its own fields (fields may be added, never renamed: SPEC 6)."""
+    return {"schema_version": SCHEMA_VERSION, **document}
+
+
 _VALUES: dict[Any, str] = {
     member: member.value for enum in (PlanClass, Action, Basis) for member in enum
 }  # an enum's .value is a property lookup; a dict is a quarter of the cost
@@ -73,22 +79,23 @@ def agent_document(usage: AgentUsage | None) -> dict[str, Any] | None:
 def scan_document(report: ScanReport) -> dict[str, Any]:
     # The folder ending in its separator: a plan's path is folder + name.
     folder = os.path.join(report.plans_dir, "")  # noqa: PTH118 - Path drops the separator
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "plans_dir": str(report.plans_dir),
-        "archive_dir": str(report.archive_dir),
-        "now": report.now.isoformat(),
-        "plans": [_plan(report, verdict, folder) for verdict in report.verdicts],
-        "counts": report.counts(),
-        "decided_by": decided_by(report),
-        "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
-        "notes": list(report.notes),
-        "proposal": (
-            None
-            if report.proposal is None
-            else {"id": report.proposal, "scanned_at": report.now.isoformat()}
-        ),
-    }
+    document = envelope(
+        {
+            "plans_dir": str(report.plans_dir),
+            "archive_dir": str(report.archive_dir),
+            "now": report.now.isoformat(),
+            "plans": [_plan(report, verdict, folder) for verdict in report.verdicts],
+            "counts": report.counts(),
+            "decided_by": decided_by(report),
+            "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
+            "notes": list(report.notes),
+            "proposal": (
+                None
+                if report.proposal is None
+                else {"id": report.proposal, "scanned_at": report.now.isoformat()}
+            ),
+        }
+    )
     # null: Claude Code's age-based cleanup does not reach this plans dir (SPEC 9)
     document["cleanup_period_days"] = None if report.retention is None else report.retention.days
     if report.agent is not None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from clarity.printable import printable
 from clarity.render import output
-from clarity.render.json_report import SCHEMA_VERSION
+from clarity.render.json_report import envelope
 from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
@@ -40,14 +40,15 @@ def root_document(root: PlansRoot) -> dict[str, Any]:
 def print_roots(roots: Roots, output_format: Format) -> None:
     if output_format is Format.JSON:
         output.send_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "roots": [root_document(root) for root in roots.roots],
-                "passed_over": [
-                    {"path": os.fsdecode(item.path), "reason": item.reason}
-                    for item in roots.passed_over
-                ],
-            }
+            envelope(
+                {
+                    "roots": [root_document(root) for root in roots.roots],
+                    "passed_over": [
+                        {"path": os.fsdecode(item.path), "reason": item.reason}
+                        for item in roots.passed_over
+                    ],
+                }
+            )
         )
         return
     lines = [f"{len(roots.roots)} plans folder(s):"]
@@ -116,14 +117,31 @@ def scans_document(outcomes: Sequence[RootOutcome[ScanReport]]) -> dict[str, Any
                 "error": None,
             }
         )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "now": now,
-        "roots": roots,
-        "plans": plans,
-        "counts": counts,
-        "skipped": skipped,
-    }
+    return envelope(
+        {
+            "now": now,
+            "roots": roots,
+            "plans": plans,
+            "counts": counts,
+            "skipped": skipped,
+        }
+    )
+
+
+def listings_document(outcomes: Sequence[RootOutcome[Any]]) -> dict[str, Any]:
+    """`clarity archived --all --json`: each root's archive listing (results are
+    (settings, ArchiveListing)), or why it could not be read."""
+    from clarity.render.shelf_report import listing_document
+
+    return envelope(
+        {
+            "roots": [
+                {**root_document(o.root), "error": o.error}
+                | ({} if o.result is None else listing_document(o.result[1]))
+                for o in outcomes
+            ]
+        }
+    )
 
 
 def runs_document(outcomes: Sequence[RootOutcome[RunReport]]) -> dict[str, Any]:
@@ -136,7 +154,7 @@ def runs_document(outcomes: Sequence[RootOutcome[RunReport]]) -> dict[str, Any]:
             roots.append({**entry, "error": outcome.error})
         else:
             roots.append({**entry, **run_document(outcome.result), "error": None})
-    return {"schema_version": SCHEMA_VERSION, "roots": roots}
+    return envelope({"roots": roots})
 
 
 def every_scan_text(

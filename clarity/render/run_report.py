@@ -10,7 +10,7 @@ from clarity.executor.records import RunKind
 from clarity.executor.results import RunReport, Status
 from clarity.hints import Again
 from clarity.printable import display_name, printable_lines
-from clarity.render.json_report import SCHEMA_VERSION, agent_document
+from clarity.render.json_report import agent_document, envelope
 from clarity.render.layout import agent_lines
 
 if TYPE_CHECKING:
@@ -113,25 +113,26 @@ def result_markdown(report: RunReport, again: Again) -> str:
 
 
 def run_document(report: RunReport) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "plans_dir": os.fsdecode(report.plans_dir),
-        "archive_dir": os.fsdecode(report.archive_dir),
-        "run": report.run,
-        "results": [
-            {
-                "name": result.name,
-                "action": result.action,
-                "status": result.status.value,
-                "destination": os.fsdecode(result.destination) if result.destination else None,
-                "error": result.error,
-                "reason": result.reason,
-            }
-            for result in report.results
-        ],
-        "counts": report.counts(),
-        "notes": list(report.notes),
-        "problems": list(report.problems),
-        "proposal": report.proposal,
-        **({"agent": agent_document(report.agent)} if report.agent is not None else {}),
-    }
+    return envelope(
+        {
+            "plans_dir": os.fsdecode(report.plans_dir),
+            "archive_dir": os.fsdecode(report.archive_dir),
+            "run": report.run,
+            "results": [
+                {
+                    "name": result.name,
+                    "action": result.action,
+                    "status": result.status.value,
+                    "destination": os.fsdecode(result.destination) if result.destination else None,
+                    "error": result.error,
+                    "reason": result.reason,
+                }
+                for result in report.results
+            ],
+            "counts": report.counts(),
+            "notes": list(report.notes),
+            "problems": list(report.problems),
+            "proposal": report.proposal,
+            **({"agent": agent_document(report.agent)} if report.agent is not None else {}),
+        }
+    )

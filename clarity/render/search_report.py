@@ -17,7 +17,7 @@ from clarity.printable import (
     printable_lines,
     project_text,
 )
-from clarity.render.json_report import SCHEMA_VERSION
+from clarity.render.json_report import envelope
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -141,12 +141,13 @@ def hits_document(found: Found) -> dict[str, Any]:
                 "score": hit.score,
             }
         )
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "query": found.query,
-        "plans_dir": os.fsdecode(found.plans_dir),
-        "archive_dir": os.fsdecode(found.archive_dir),
-        "indexed": {"live": found.live, "archived": found.archived},
-        "roots": list(found.roots),
-        "hits": hits,
-    }
+    return envelope(
+        {
+            "query": found.query,
+            "plans_dir": os.fsdecode(found.plans_dir),
+            "archive_dir": os.fsdecode(found.archive_dir),
+            "indexed": {"live": found.live, "archived": found.archived},
+            "roots": list(found.roots),
+            "hits": hits,
+        }
+    )

@@ -22,13 +22,14 @@ from clarity.printable import (
     printable,
     printable_lines,
 )
-from clarity.render.json_report import SCHEMA_VERSION
+from clarity.render.json_report import envelope
 
 if TYPE_CHECKING:
     from clarity.archive.kept import KeptPlan
     from clarity.archive.shelf import ArchivedPlan, Shelf
     from clarity.executor.restore import RestoreGroup
     from clarity.render.console import PlainConsole
+    from clarity.workflows.archived import ArchiveListing
     from clarity.workflows.plan_by_name import NamedPlan
 
 SUMMARY_CHARS = 110  # of a summary in a listing's line
@@ -175,28 +176,37 @@ def plan_document(plan: ArchivedPlan) -> dict[str, Any]:
 
 
 def shelf_document(shelf: Shelf) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "archive_dir": os.fsdecode(shelf.archive_dir),
-        "query": shelf.query,
-        "total": shelf.total,
-        "plans": [plan_document(plan) for plan in shelf.plans],
-        "kept": [kept_document(plan) for plan in shelf.kept],
-        "notes": list(shelf.notes),
-    }
+    return envelope(
+        {
+            "archive_dir": os.fsdecode(shelf.archive_dir),
+            "query": shelf.query,
+            "total": shelf.total,
+            "plans": [plan_document(plan) for plan in shelf.plans],
+            "kept": [kept_document(plan) for plan in shelf.kept],
+            "notes": list(shelf.notes),
+        }
+    )
+
+
+def listing_document(listed: ArchiveListing) -> dict[str, Any]:
+    """`clarity archived --json`: the shelf, and what the kept versions take."""
+    document = shelf_document(listed.shelf)
+    document["versions"] = dict(zip(("plans", "texts", "bytes"), listed.versions, strict=True))
+    return document
 
 
 def show_document(found: NamedPlan, archive_dir: Path) -> dict[str, Any]:
     archived = found.archived
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "archive_dir": os.fsdecode(archive_dir),
-        "name": found.name,
-        "where": found.where,
-        "path": os.fsdecode(found.path),
-        "plan": None if archived is None else plan_document(archived.plan),
-        "text": found.data.decode("utf-8", "replace"),
-    }
+    return envelope(
+        {
+            "archive_dir": os.fsdecode(archive_dir),
+            "name": found.name,
+            "where": found.where,
+            "path": os.fsdecode(found.path),
+            "plan": None if archived is None else plan_document(archived.plan),
+            "text": found.data.decode("utf-8", "replace"),
+        }
+    )
 
 
 def print_plan(data: bytes, console: PlainConsole) -> None:
