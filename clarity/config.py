@@ -14,7 +14,10 @@ from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
 from clarity.locations import (
+    DEFAULT,
     ClaudeSettings,
+    Origin,
+    Source,
     absolute,
     archive_dir_for,
     claude_config_dir,
@@ -212,7 +215,7 @@ class Settings(NamedTuple):
     archive_dir: Path
     thresholds: Thresholds
     markers: tuple[str, ...]
-    sources: Mapping[str, str]  # key -> where its value came from
+    sources: Mapping[str, Source]  # key -> where its value came from
     config_path: Path
     claude_dir: Path  # where Claude Code keeps its settings and session transcripts
     agent: AgentSettings = AgentSettings()
@@ -280,26 +283,26 @@ def load_settings(
     config_path = config_path or config_file()
     from_file = read_config_file(config_path)
     values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
+    sources: dict[str, Source] = {}
     claude_dir = absolute(claude_config_dir(env))
     claude = ClaudeSettings(cwd, claude_dir)  # read only if the plans dir or retention ask
     for key in KEYS.values():
         if options.get(key.name) is not None:
             values[key.name] = _checked(key.check, options[key.name], key.option)
-            sources[key.name] = f"option {key.option}"
+            sources[key.name] = Source(f"option {key.option}", Origin.OPTION)
         elif key.env in env and key.check is _path and not env[key.env].strip():
             raise ClarityError(f"{key.env} is set but empty; unset it, or give a path")
         elif env.get(key.env, "").strip():
             where = f"{key.env}={env[key.env]}"
             values[key.name] = _checked(key.from_env, env[key.env], where)
-            sources[key.name] = f"env {key.env}"
+            sources[key.name] = Source(f"env {key.env}", Origin.ENV)
         elif key.name in from_file:
             where = f"{config_path}: {key.name}"
             values[key.name] = _checked(key.check, from_file[key.name], where)
-            sources[key.name] = f"config {config_path}"
+            sources[key.name] = Source(f"config {config_path}", Origin.CONFIG)
     for name in ("plans_dir", "archive_dir"):
         path = values.get(name)
-        if path is not None and sources[name].startswith("config") and not path.is_absolute():
+        if path is not None and sources[name].origin is Origin.CONFIG and not path.is_absolute():
             raise ClarityError(
                 f"{config_path}: {name}: must be an absolute path or start with ~, not {path}"
             )
@@ -312,11 +315,11 @@ def load_settings(
     claude_dirs = _unique(
         (*claude_dirs, *(absolute(p) for p in values.get("claude_config_dirs", ())))
     )
-    if "archive_dir" not in values or sources["archive_dir"].startswith("config"):
+    if "archive_dir" not in values or sources["archive_dir"].origin is Origin.CONFIG:
         configured = values.get("archive_dir")
         located = archive_dir_for(values["plans_dir"], claude_dirs, configured)
         values["archive_dir"] = located.path
-        if located.source != "config":
+        if located.path != configured:  # a project's, under it (or the default)
             sources["archive_dir"] = located.source
     return Settings(
         plans_dir=values["plans_dir"],
@@ -327,7 +330,7 @@ def load_settings(
             dormant_days=values.get("dormant_days", _DEFAULTS.dormant_days),
         ),
         markers=values.get("markers", DEFAULT_MARKERS),
-        sources={name: sources.get(name, "default") for name in KEYS},
+        sources={name: sources.get(name, DEFAULT) for name in KEYS},
         config_path=config_path,
         protect_hours=values.get("protect_hours", PROTECT_HOURS),
         claude_dir=claude_dir,

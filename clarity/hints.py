@@ -24,9 +24,11 @@ def dir_options(settings: Settings) -> tuple[str, ...]:
     Only options: a directory from the environment or the config file is
     chosen again by the same shell, and the default needs no words.
     """
+    from clarity.locations import Origin
+
     chosen: list[str] = []
     for key, option in _DIR_OPTIONS:
-        if settings.sources[key].startswith("option"):
+        if settings.sources[key].origin is Origin.OPTION:
             chosen += [option, str(getattr(settings, key))]
     return tuple(chosen)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Mapping
+from enum import Enum
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,9 +41,46 @@ def path_problem(text: str) -> str | None:
     return None
 
 
+class Origin(Enum):
+    """Where a setting's value came from: what code decides on (never the words)."""
+
+    OPTION = "option"  # a command-line option (or the folder --all chose for one root)
+    ENV = "env"  # a CLARITY_* variable
+    CONFIG = "config"  # clarity's config file
+    CLAUDE = "plansDirectory"  # Claude Code's settings for the project
+    CLAUDE_CONFIG_DIR = "$CLAUDE_CONFIG_DIR"
+    DEFAULT = "default"
+
+
+class Source(str):
+    """Where a setting's value came from: the words `clarity config` shows (it is that
+    text, for every report and JSON document), and its origin, for code to decide on."""
+
+    origin: Origin
+
+    def __new__(cls, text: str, origin: Origin) -> Source:
+        made = super().__new__(cls, text)
+        made.origin = origin
+        return made
+
+    @property
+    def given(self) -> bool:
+        """Given for this run: an option or the environment (the same shell chooses it
+        again; a hint that repeats the command must name an option's folder)."""
+        return self.origin in (Origin.OPTION, Origin.ENV)
+
+    @property
+    def chosen(self) -> bool:
+        """A person's own choice: given, or in clarity's config file."""
+        return self.given or self.origin is Origin.CONFIG
+
+
+DEFAULT = Source("default", Origin.DEFAULT)
+
+
 class Located(NamedTuple):
     path: Path
-    source: str
+    source: Source
 
 
 def claude_config_dir(env: Mapping[str, str]) -> Path:
@@ -184,7 +222,9 @@ def project_plans_dir(claude: ClaudeSettings, cwd: Path) -> Located | None:
     setting = plans_directory_setting(claude, cwd)
     if setting is None or not setting.inside:
         return None
-    return Located(setting.path, f"plansDirectory in {setting.settings_file}")
+    return Located(
+        setting.path, Source(f"plansDirectory in {setting.settings_file}", Origin.CLAUDE)
+    )
 
 
 def _real(path: Path) -> Path:
@@ -199,8 +239,11 @@ def default_plans_dir(env: Mapping[str, str], cwd: Path, claude: ClaudeSettings)
     project = project_plans_dir(claude, cwd)
     if project is not None:
         return project
-    source = "$CLAUDE_CONFIG_DIR/plans" if env.get("CLAUDE_CONFIG_DIR") else "default"
-    return Located(claude_dir / "plans", source)
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return Located(
+            claude_dir / "plans", Source("$CLAUDE_CONFIG_DIR/plans", Origin.CLAUDE_CONFIG_DIR)
+        )
+    return Located(claude_dir / "plans", DEFAULT)
 
 
 def default_archive_dir(plans_dir: Path) -> Path:
@@ -254,14 +297,17 @@ def archive_dir_for(
         project = project_of(plans_dir, claude_dirs)
     if project is None or is_folder(beside):
         if configured is not None:
-            return Located(configured, "config")
+            return Located(configured, Source("config", Origin.CONFIG))
         if project is not None:
-            return Located(beside, "default: beside the plans dir, where clarity archived before")
-        return Located(beside, "default: beside the plans dir")
+            before = "default: beside the plans dir, where clarity archived before"
+            return Located(beside, Source(before, Origin.DEFAULT))
+        return Located(beside, Source("default: beside the plans dir", Origin.DEFAULT))
     # ~/.claude's, whatever CLAUDE_CONFIG_DIR says today: a project's archive stays put
     user_archive = configured or default_archive_dir(Path.home() / ".claude" / "plans")
     whose = "the configured archive" if configured is not None else "the user's archive"
-    return Located(project_archive_dir(user_archive, project), f"{whose}, for project {project}")
+    origin = Origin.CONFIG if configured is not None else Origin.DEFAULT
+    source = Source(f"{whose}, for project {project}", origin)
+    return Located(project_archive_dir(user_archive, project), source)
 
 
 def config_file() -> Path:

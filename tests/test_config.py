@@ -9,6 +9,7 @@ import pytest
 
 from clarity.config import DEFAULT_MARKERS, load_settings
 from clarity.errors import ClarityError
+from clarity.locations import Origin
 from clarity.model import Thresholds
 
 NO_OPTIONS: dict[str, object] = {}
@@ -60,6 +61,23 @@ def test_precedence_option_env_config_default(isolated_home: Path, tmp_path: Pat
     assert from_option.plans_dir == tmp_path / "opt"
     assert from_option.sources["stale_days"] == "option --stale-days"
     assert from_option.archive_dir == tmp_path / "opt-archive"
+    # What code decides on is the origin, never the words (issue 43, part 3).
+    origins = [
+        (
+            s.sources["stale_days"].origin,
+            s.sources["stale_days"].given,
+            s.sources["stale_days"].chosen,
+        )
+        for s in (from_config, from_env, from_option, settings())
+    ]
+    assert origins == [
+        (Origin.CONFIG, False, True),
+        (Origin.ENV, True, True),
+        (Origin.OPTION, True, True),
+        (Origin.CONFIG, False, True),
+    ]
+    unset = load_settings({}, {}, Path.cwd(), tmp_path / "none.toml")
+    assert unset.sources["stale_days"].origin is Origin.DEFAULT
 
 
 def test_relative_option_paths_are_from_the_working_directory(tmp_path: Path) -> None:

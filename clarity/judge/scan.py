@@ -14,7 +14,7 @@ from clarity.config import Settings
 from clarity.errors import ClarityError, NoPlansYet
 from clarity.hints import clarity_command
 from clarity.judge.classifier import Evidence, Rules, classify
-from clarity.locations import expand_home
+from clarity.locations import Origin, expand_home
 from clarity.model import (
     MOVING_ACTIONS,
     NO_SESSIONS,
@@ -36,7 +36,8 @@ def check_plans_dir(settings: Settings) -> None:
     plans_dir = settings.plans_dir
     source = settings.sources["plans_dir"]
     if not plans_dir.exists():
-        if source in ("default", "$CLAUDE_CONFIG_DIR/plans") and not plans_dir.is_symlink():
+        first_run = source.origin in (Origin.DEFAULT, Origin.CLAUDE_CONFIG_DIR)
+        if first_run and not plans_dir.is_symlink():
             raise NoPlansYet(str(plans_dir), clarity_command("demo"))  # a first run
         raise ClarityError(
             f"plans directory {plans_dir} does not exist (from {source}); "

@@ -98,11 +98,11 @@ def make_job(
     else:
         # --no-record: nobody reviews this report before an apply; the reviewed scan stays
         argv += ["scan", "--no-record", "--format", "markdown", "--output", str(report_file(state))]
-    if not settings.sources.get("plans_dir", "").startswith(("option", "env")):
+    if not settings.sources["plans_dir"].given:
         argv.append("--all")  # every plans folder on the machine, found again each week
     else:  # the one folder the person named
         argv += ["--plans-dir", str(settings.plans_dir)]
-        if settings.sources.get("archive_dir", "").startswith(("option", "env")):
+        if settings.sources["archive_dir"].given:
             argv += ["--archive-dir", str(settings.archive_dir)]  # config: read at run time
     carried = [(name, env[name]) for name in CARRIED_ENV if env.get(name)]
     carried += [(name, env[name]) for name in SETTINGS_ENV if env.get(name, "").strip()]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
+from clarity.locations import Origin, Source
 from clarity.workflows.roots import PlansRoot, RootOutcome, Roots, for_each_root
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ def _entry(root: PlansRoot, **more: str) -> dict[str, Any]:
     entry: dict[str, Any] = {key: os.fsdecode(getattr(root, key)) for key in _PATHS}
     entry["project"] = None if root.project is None else os.fsdecode(root.project)
     entry.update({key: getattr(root, key) for key in _TEXTS}, **more)
+    entry["archive_origin"] = root.archive_source.origin.value  # what code decides on
     return entry
 
 
@@ -46,11 +48,15 @@ def _root(entry: Any) -> PlansRoot | None:
         return None
     if not isinstance(project, str | None):
         return None
+    try:
+        archive_origin = Origin(entry.get("archive_origin"))
+    except ValueError:  # a record of an earlier version: scan --all again
+        return None
     return PlansRoot(
         Path(str(texts["plans_dir"])),
         str(texts["source"]),
         Path(str(texts["archive_dir"])),
-        str(texts["archive_source"]),
+        Source(str(texts["archive_source"]), archive_origin),
         Path(str(texts["claude_dir"])),
         None if project is None else Path(project),
     )

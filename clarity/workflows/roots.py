@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from clarity.errors import ClarityError
 from clarity.locations import (
     ClaudeSettings,
+    Origin,
+    Source,
     absolute,
     archive_dir_for,
     claude_retention,
@@ -42,7 +44,7 @@ class PlansRoot:
     plans_dir: Path
     source: str  # how it was found, for people
     archive_dir: Path
-    archive_source: str
+    archive_source: Source
     claude_dir: Path  # the config dir whose transcripts tell about these plans
     project: Path | None  # the project it lies in; None for a config dir's own
 
@@ -76,7 +78,7 @@ def find_roots(settings: Settings, home: Path | None = None) -> Roots:
     found: dict[str, PlansRoot] = {}
     passed: list[PassedOver] = []
     chosen = settings.sources["plans_dir"]
-    if not chosen.startswith(("default", "$CLAUDE_CONFIG_DIR", "plansDirectory")):
+    if chosen.chosen:  # a folder the person named: a root of its own
         _add(found, passed, settings, settings.plans_dir, chosen, settings.claude_dir)
     for claude_dir in settings.claude_dirs:
         _add(
@@ -99,12 +101,12 @@ def find_roots(settings: Settings, home: Path | None = None) -> Roots:
     return Roots(tuple(found.values()), tuple(passed))
 
 
-def _default_source(settings: Settings, claude_dir: Path) -> str:
+def _default_source(settings: Settings, claude_dir: Path) -> Source:
     if claude_dir == settings.claude_dirs[0] and os.environ.get("CLAUDE_CONFIG_DIR"):
-        return "$CLAUDE_CONFIG_DIR/plans"
+        return Source("$CLAUDE_CONFIG_DIR/plans", Origin.CLAUDE_CONFIG_DIR)
     if claude_dir == settings.claude_dirs[0] or claude_dir == absolute(Path.home() / ".claude"):
-        return "default"
-    return f"claude_config_dirs in {settings.config_path}"
+        return Source("default", Origin.DEFAULT)
+    return Source(f"claude_config_dirs in {settings.config_path}", Origin.CONFIG)
 
 
 def _add_project(
@@ -196,15 +198,15 @@ def _is_a_config_dirs(settings: Settings, plans_dir: Path) -> bool:
     return any(os.path.realpath(d / "plans") == real for d in settings.claude_dirs)
 
 
-def _archive_of(settings: Settings, plans_dir: Path) -> tuple[Path, str]:
+def _archive_of(settings: Settings, plans_dir: Path) -> tuple[Path, Source]:
     """The root's archive: the settings' own for the plans dir they chose, else where
     archive_dir_for puts it under the configured archive (or the user's)."""
     if os.path.realpath(plans_dir) == os.path.realpath(settings.plans_dir):
         return settings.archive_dir, settings.sources["archive_dir"]
     source = settings.sources["archive_dir"]
-    configured = settings.archive_dir if source.startswith(("config", "env", "option")) else None
+    configured = settings.archive_dir if source.chosen else None
     located = archive_dir_for(plans_dir, settings.claude_dirs, configured)
-    return located.path, source if located.source == "config" else located.source
+    return located.path, source if located.path == configured else located.source
 
 
 def settings_for(settings: Settings, root: PlansRoot) -> Settings:
@@ -219,7 +221,9 @@ def settings_for(settings: Settings, root: PlansRoot) -> Settings:
         # which the folder clarity runs in would not choose again
         sources={
             **settings.sources,
-            "plans_dir": f"option --plans-dir, as --all found it: {root.source}",
+            "plans_dir": Source(
+                f"option --plans-dir, as --all found it: {root.source}", Origin.OPTION
+            ),
             "archive_dir": root.archive_source,
         },
     )

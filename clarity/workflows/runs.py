@@ -108,7 +108,7 @@ def _proposal(settings: Settings, state: DirState, wanted: str | None) -> Propos
             f"{proposal.label}; a scan since the one you reviewed replaces it): review the "
             f"latest with {_hint(settings, 'scan')}, then apply it"
         )
-    explicit = settings.sources.get("archive_dir", "").startswith(("option", "env"))
+    explicit = settings.sources["archive_dir"].given
     if explicit and proposal.archive_dir != settings.archive_dir:
         raise ClarityError(
             f"the reviewed scan archives into {proposal.archive_dir}, not "

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def one_root_named(settings: Settings) -> bool:
     """Whether the person named the plans folder (an option, the environment): only it is
     searched. A folder the config file or Claude Code chose is one root among all."""
-    return settings.sources["plans_dir"].startswith(("option", "env"))
+    return settings.sources["plans_dir"].given
 
 
 def search_plans(

@@ -99,14 +99,21 @@ def summarize(
 def users_default(settings: Settings, cwd: Path) -> Settings | None:
     """The user's own `<config dir>/plans` when the project keeps its plans elsewhere (its
     plansDirectory): the hook speaks for both, and for no other project (SPEC 2)."""
-    if not settings.sources["plans_dir"].startswith("plansDirectory"):
+    from clarity.locations import (
+        DEFAULT,
+        ClaudeSettings,
+        Origin,
+        archive_dir_for,
+        claude_retention,
+    )
+
+    if settings.sources["plans_dir"].origin is not Origin.CLAUDE:
         return None
     plans_dir = settings.claude_dir / "plans"
     if not plans_dir.is_dir() or plans_dir.resolve() == settings.plans_dir.resolve():
         return None
-    from clarity.locations import ClaudeSettings, archive_dir_for, claude_retention
 
-    chosen = settings.sources["archive_dir"].startswith(("config", "env"))
+    chosen = settings.sources["archive_dir"].origin in (Origin.CONFIG, Origin.ENV)
     archive = archive_dir_for(
         plans_dir, settings.claude_dirs, settings.archive_dir if chosen else None
     )
@@ -117,7 +124,7 @@ def users_default(settings: Settings, cwd: Path) -> Settings | None:
         plans_dir=plans_dir,
         archive_dir=archive.path,
         retention=claude_retention(claude, settings.claude_dir, plans_dir),
-        sources={**settings.sources, "plans_dir": "default", "archive_dir": archive.source},
+        sources={**settings.sources, "plans_dir": DEFAULT, "archive_dir": archive.source},
     )
 
 
