@@ -201,10 +201,26 @@ class Thresholds(NamedTuple):
 
 
 class Retention(NamedTuple):
-    """How old a plan may get before Claude Code deletes it at its next start (SPEC 9)."""
+    """How old a plan may get before Claude Code deletes it at its next start (SPEC 9):
+    the one answer to "when does Claude Code delete this plan" for every reader (the
+    scan's report, the hook, keeping, restore, browse, MCP)."""
 
     days: float
     source: str  # where the figure came from, for the report
+
+    def left(self, mtime: float, now: float) -> float:
+        """Days before Claude Code deletes a file of this mtime that stays where it is
+        (below 0: past its age, gone at Claude Code's next start)."""
+        return self.days - (now - mtime) / 86400
+
+    def whole_days_left(self, mtime: float, now: float) -> int:
+        """left(), rounded down to whole days (0: within a day), as every format says it;
+        rounded first: 30 days less an age of 20 days is 10, not 9.999999."""
+        return math.floor(round(self.left(mtime, now), 6))
+
+    def near(self, mtime: float, now: float, keep_days: float) -> bool:
+        """Within keep_days of the cleanup (SPEC 6.1): its text is kept before it goes."""
+        return self.left(mtime, now) <= keep_days
 
 
 class ScanReport(NamedTuple):
@@ -252,8 +268,7 @@ class ScanReport(NamedTuple):
         """
         if self.retention is None or verdict.action in MOVING_ACTIONS:
             return None
-        # rounded first: 30 days less an age of 20 days is 10, not 9.999999
-        return math.floor(round(self.retention.days - self.age_days(verdict), 6))
+        return self.retention.whole_days_left(verdict.facts.mtime, self.now.timestamp())
 
 
 # The agent's part of a report (SPEC 8): plain values, so the model needs no agent code.

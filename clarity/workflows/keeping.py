@@ -24,6 +24,7 @@ from pathlib import Path
 from clarity.archive.versions import BEFORE_CLEANUP, SEEN, keep_file, mark_before_cleanup
 from clarity.config import KEEP_DAYS
 from clarity.fsio import read_regular, sync_filesystem, write_atomic
+from clarity.model import Retention
 from clarity.plans.reader import is_plan_name
 from clarity.state import DirState
 
@@ -70,17 +71,17 @@ def keep_live_plans(
     archive_dir: Path,
     now: datetime,
     *,
-    cleanup_days: float | None,
+    retention: Retention | None,
     keep_days: float = KEEP_DAYS,
     only_near_cleanup: bool = False,
     deadline: float | None = None,
 ) -> Kept:
     """Keep the text of each live plan that changed since its text was last kept.
 
-    cleanup_days: Claude Code's cleanupPeriodDays for this plans dir (None: its cleanup
-    does not reach it). only_near_cleanup: the session-start hook's pass, which keeps
-    only the plans the cleanup is about to take. deadline: a time.monotonic() past which
-    the rest is left for next time.
+    retention: Claude Code's cleanup of this plans dir (None: it does not reach it).
+    only_near_cleanup: the session-start hook's pass, which keeps only the plans the
+    cleanup is about to take. deadline: a time.monotonic() past which the rest is left
+    for next time.
     """
     done = Kept()
     seen = _load_seen(state)
@@ -102,8 +103,7 @@ def keep_live_plans(
         if not stat.S_ISREG(info.st_mode):
             continue
         stamp = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
-        age_days = (moment - info.st_mtime_ns / 1e9) / 86400
-        near = cleanup_days is not None and age_days >= cleanup_days - keep_days
+        near = retention is not None and retention.near(info.st_mtime_ns / 1e9, moment, keep_days)
         was = seen.get(name)
         if was is not None and was[:4] == stamp and (was[4] or not near):
             if near:

@@ -145,8 +145,9 @@ def _cleanup_warning(settings: Settings, group: RestoreGroup) -> list[str]:
     if retention is None:
         return []
     plan = group.files[0]
-    age_days = (time.time() - plan.mtime_ns / 1e9) / 86400
-    left = retention.days - age_days
+    now = time.time()
+    age_days = (now - plan.mtime_ns / 1e9) / 86400
+    left = retention.left(plan.mtime_ns / 1e9, now)
     if left >= settings.keep_days:
         return []
     undo = Again.of(settings).command("undo")

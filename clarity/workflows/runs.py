@@ -157,13 +157,12 @@ def _with_texts_kept(
         return report  # its README and notes are no plans to keep
     # First the texts sessions carried: a text kept from there says which session it was.
     carried = keep_session_texts(state, settings.archive_dir, now)
-    retention = settings.retention
     kept = keep_live_plans(
         state,
         settings.plans_dir,
         settings.archive_dir,
         now,
-        cleanup_days=None if retention is None else retention.days,
+        retention=settings.retention,
         keep_days=settings.keep_days,
     )
     kept.problems.extend(carried.problems)

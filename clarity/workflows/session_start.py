@@ -32,7 +32,7 @@ def cleanup_left(report: ScanReport, verdict: Verdict) -> float | None:
     if verdict.plan_class is PlanClass.STALE or report.retention is None:
         return None
     if verdict.plan_class is PlanClass.COMPLETED or report.cleanup_in_days(verdict) is not None:
-        return report.retention.days - report.age_days(verdict)
+        return report.retention.left(verdict.facts.mtime, report.now.timestamp())
     return None
 
 
@@ -51,7 +51,7 @@ def keep_near_cleanup(
         settings.plans_dir,
         settings.archive_dir,
         now,
-        cleanup_days=settings.retention.days,
+        retention=settings.retention,
         keep_days=settings.keep_days,
         only_near_cleanup=True,
         deadline=stop_at,
