@@ -3,7 +3,7 @@ that every door reads `2026-10-01` alike: a value without an offset is local tim
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 
 class NotADate(ValueError):
@@ -29,3 +29,10 @@ def parse_moment(text: str) -> datetime:
     if not 1 < moment.year < 9999:  # a day either side must still be a date
         raise NotADate(text, out_of_range=True)
     return moment if moment.tzinfo is not None else moment.astimezone()
+
+
+def iso_moment(moment_ns: int) -> str | None:
+    try:
+        return datetime.fromtimestamp(moment_ns / 1e9, UTC).isoformat(timespec="seconds")
+    except (ValueError, OverflowError, OSError):
+        return None  # a date no calendar here can show (year 36812): mtime_ns keeps it

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from clarity import validate
+from clarity.dates import iso_moment
 from clarity.fsio import (
     NAME_MAX,
     NEW_FLAGS,
@@ -118,13 +119,6 @@ def _manifest_line(version: Version, plan: str) -> bytes:
     """A record of the manifest: the version, and the plan's whole name."""
     record = {**version.to_json(), "plan": plan}
     return (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
-
-
-def iso_moment(moment_ns: int) -> str | None:
-    try:
-        return datetime.fromtimestamp(moment_ns / 1e9, UTC).isoformat(timespec="seconds")
-    except (ValueError, OverflowError, OSError):
-        return None  # a date no calendar here can show (year 36812): mtime_ns keeps it
 
 
 def _records(folder: Path) -> list[Version]:

@@ -203,8 +203,9 @@ def show_config(
     """Show every effective setting and where it came from."""
     settings = settings_from(locals())
     from clarity.render.config_report import print_config
+    from clarity.workflows.configuration import view_config
 
-    print_config(settings, as_json=json_output)
+    print_config(view_config(settings), as_json=json_output)
 
 
 @app.command()

@@ -5,21 +5,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
+    from clarity.workflows.configuration import ConfigView
 
 
-def config_document(settings: Settings) -> dict[str, Any]:
-    from clarity.locations import state_dir
-
+def config_document(view: ConfigView) -> dict[str, Any]:
+    settings = view.settings
     return {
         "config_file": str(settings.config_path),
-        "config_file_exists": settings.config_path.exists(),
-        "state_dir": str(state_dir()),
+        "config_file_exists": view.config_exists,
+        "state_dir": str(view.state_dir),
         "settings": {
             key: {"value": value, "source": settings.sources[key]}
             for key, value in settings.values().items()
         },
-        "versions": _versions(settings),
+        "versions": dict(zip(("plans", "texts", "bytes"), view.versions, strict=True)),
         # Not clarity's setting, but what decides when Claude Code deletes these plans.
         "claude_code_cleanup": (
             None
@@ -27,13 +26,6 @@ def config_document(settings: Settings) -> dict[str, Any]:
             else {"days": settings.retention.days, "source": settings.retention.source}
         ),
     }
-
-
-def _versions(settings: Settings) -> dict[str, Any]:
-    from clarity.archive.versions import versions_size
-
-    plans, texts, size = versions_size(settings.archive_dir)
-    return {"plans": plans, "texts": texts, "bytes": size}
 
 
 def _shown(value: Any) -> str:
@@ -47,8 +39,9 @@ def _shown(value: Any) -> str:
     return f"{value}"
 
 
-def print_config(settings: Settings, as_json: bool) -> None:
-    document = config_document(settings)
+def print_config(view: ConfigView, as_json: bool) -> None:
+    settings = view.settings
+    document = config_document(view)
     if as_json:
         from clarity.render.output import send_json
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from clarity.hints import Again
-from clarity.judge.classifier import follows_parent_reason
 from clarity.model import ACTION_FOR, Basis, PlanClass, ScanReport, Verdict
 from clarity.printable import display_name
 
@@ -147,7 +146,7 @@ def sections(report: ScanReport) -> Iterator[tuple[PlanClass, str, list[Row]]]:
 
 def reason_text(row: Row) -> str:
     verdict = row.verdict
-    if row.nested and verdict.parent and verdict.reason == follows_parent_reason(verdict.parent):
+    if row.nested and verdict.basis is Basis.PARENT and not verdict.kept_by_git:
         return "follows parent"  # shown right under it
     if verdict.parent is not None and not row.nested:
         return f"{verdict.reason} (sub-plan of {display_name(verdict.parent)})"

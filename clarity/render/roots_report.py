@@ -18,9 +18,9 @@ from clarity.render.json_report import envelope
 from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
-    from clarity.executor.results import RunReport
     from clarity.hints import Again
     from clarity.model import ScanReport
+    from clarity.workflows.reports import RunReport
     from clarity.workflows.roots import PlansRoot, RootOutcome, Roots
 
 T = TypeVar("T")

@@ -6,15 +6,14 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from clarity.executor.records import RunKind
-from clarity.executor.results import RunReport, Status
 from clarity.hints import Again
 from clarity.printable import display_name, printable_lines
 from clarity.render.json_report import agent_document, envelope
 from clarity.render.layout import agent_lines
+from clarity.workflows.reports import RunKind, RunReport, Status
 
 if TYPE_CHECKING:
-    from clarity.executor.undo import UndoPlan
+    from clarity.workflows.reports import UndoPlan
     from clarity.workflows.runs import ApplyPreview
 
 DONE_LINES = 100  # a long run lists this many moves, then counts the rest

@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from clarity.render.console import PlainConsole
-    from clarity.search import Found
-    from clarity.search.index import Hit
+    from clarity.workflows.reports import Found, Hit
 
 HIT, END = "\x02", "\x03"  # as clarity.search.index marks a match
 

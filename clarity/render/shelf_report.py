@@ -12,6 +12,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clarity.dates import iso_moment
 from clarity.hints import clarity_command
 from clarity.printable import (
     code,
@@ -25,12 +26,10 @@ from clarity.printable import (
 from clarity.render.json_report import envelope
 
 if TYPE_CHECKING:
-    from clarity.archive.kept import KeptPlan
-    from clarity.archive.shelf import ArchivedPlan, Shelf
-    from clarity.executor.restore import RestoreGroup
     from clarity.render.console import PlainConsole
     from clarity.workflows.archived import ArchiveListing
     from clarity.workflows.plan_by_name import NamedPlan
+    from clarity.workflows.reports import ArchivedPlan, KeptPlan, RestoreGroup, Shelf
 
 SUMMARY_CHARS = 110  # of a summary in a listing's line
 
@@ -68,8 +67,6 @@ def _by_quarter(shelf: Shelf) -> list[tuple[str, list[ArchivedPlan]]]:
 
 
 def _kept_day(plan: KeptPlan) -> str:
-    from clarity.archive.versions import iso_moment
-
     return (iso_moment(plan.version.mtime_ns) or "?")[:10]
 
 
@@ -91,8 +88,6 @@ def kept_lines(shelf: Shelf) -> list[str]:
 
 
 def kept_document(plan: KeptPlan) -> dict[str, Any]:
-    from clarity.archive.versions import iso_moment
-
     version = plan.version
     return {
         "name": plan.name,

@@ -25,9 +25,9 @@ from clarity.render import output
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from clarity.executor.results import RunReport
     from clarity.hints import Again
     from clarity.model import ScanReport
+    from clarity.workflows.reports import RunReport
 
 
 class Format(StrEnum):

@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from clarity.archive.layout import archived_path
-from clarity.archive.versions import iso_moment, read_versions
+from clarity.archive.versions import read_versions
 from clarity.config import Settings
+from clarity.dates import iso_moment
 from clarity.errors import ClarityError
 from clarity.fsio import READ_FLAGS, hash_fd, read_regular
 from clarity.hints import Again, clarity_command
