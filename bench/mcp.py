@@ -23,7 +23,7 @@ _IN_SERVER = """
 import asyncio, json, sys, time
 from pathlib import Path
 from clarity.claude_code.mcp_server import build_server
-from clarity.config import load_settings
+from clarity.settings.config import load_settings
 import sqlite3
 from clarity.search.where import index_file
 from clarity.search.query import terms

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
+    from clarity.settings.config import Settings
 
 _DIR_OPTIONS = (("plans_dir", "--plans-dir"), ("archive_dir", "--archive-dir"))
 
@@ -24,7 +24,7 @@ def dir_options(settings: Settings) -> tuple[str, ...]:
     Only options: a directory from the environment or the config file is
     chosen again by the same shell, and the default needs no words.
     """
-    from clarity.locations import Origin
+    from clarity.settings.locations import Origin
 
     chosen: list[str] = []
     for key, option in _DIR_OPTIONS:

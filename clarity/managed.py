@@ -70,7 +70,7 @@ def is_untouched(text: str) -> bool:
 def _read(path: Path) -> str | None:
     """The text of a file clarity manages (or of the user's file in its place): a FIFO or a
     device there is an error, never a hang (settings_files.read_settings_text)."""
-    from clarity.settings_files import read_settings_text
+    from clarity.settings.files import read_settings_text
 
     try:
         return read_settings_text(path)

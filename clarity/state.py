@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.errors import ClarityError
 from clarity.fsio import fsync_dir, write_atomic
-from clarity.locations import state_dir
+from clarity.settings.locations import state_dir
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock

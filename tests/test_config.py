@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from clarity.config import DEFAULT_MARKERS, load_settings
 from clarity.errors import ClarityError
-from clarity.locations import Origin
 from clarity.model import Thresholds
+from clarity.settings.config import DEFAULT_MARKERS, load_settings
+from clarity.settings.locations import Origin
 
 NO_OPTIONS: dict[str, object] = {}
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from clarity.agent.advisor import VERDICTS, ExtractiveAdvisor, PlanText
 from clarity.agent.cache import AnswerCache, cache_key
 from clarity.agent.redact import redact
-from clarity.config import AgentSettings
 from clarity.model import Advice, AgentUsage, Summary
+from clarity.settings.config import AgentSettings
 
 if TYPE_CHECKING:
     import anthropic

@@ -10,7 +10,7 @@ from clarity.agent.advisor import Advisor, ExtractiveAdvisor
 from clarity.model import AgentUsage
 
 if TYPE_CHECKING:
-    from clarity.config import AgentSettings
+    from clarity.settings.config import AgentSettings
 
 
 def make_advisor(settings: AgentSettings, env: Mapping[str, str]) -> Advisor:

@@ -15,8 +15,8 @@ import socket
 import sys
 from collections.abc import Callable
 
-from clarity.config import Settings
 from clarity.errors import ClarityError
+from clarity.settings.config import Settings
 
 Say = Callable[[str], None]
 STOPPING = (signal.SIGINT, signal.SIGTERM)

@@ -109,12 +109,12 @@ def project_dir(data: Mapping[str, Any]) -> str:
 
 
 def state_dir(env: Mapping[str, str]) -> str:
-    """clarity's state folder (clarity.locations.state_dir) without importing platformdirs
+    """clarity's state folder (clarity.settings.locations.state_dir) without importing platformdirs
     where its rule is plain: $XDG_STATE_HOME or ~/.local/state on Linux."""
     if sys.platform.startswith("linux"):
         base = env.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
         return os.path.join(base, "clarity")
-    from clarity.locations import state_dir as located
+    from clarity.settings.locations import state_dir as located
 
     return str(located())
 

@@ -14,7 +14,7 @@ PreToolUse and PostToolUse (a plan shown, a plan approved), and SessionEnd (a se
 settings.json is the user's file, full of their own keys and hooks, so it is
 edited, never replaced: clarity adds or updates its one entry (known by the
 `-m clarity.hook` its command ends with), keeps every other key, hook and the
-order of keys and the spelling of every number (clarity.settings_files), and
+order of keys and the spelling of every number (clarity.settings.files), and
 writes the result atomically. A file that is not a JSON object is refused with
 nothing written: clarity will not guess at what it meant.
 """
@@ -30,7 +30,7 @@ from typing import Any
 from clarity.errors import ClarityError
 from clarity.executable import unsafe_character
 from clarity.managed import Outcome, write_text
-from clarity.settings_files import dump_json, indent_of, parse_json, read_settings_text
+from clarity.settings.files import dump_json, indent_of, parse_json, read_settings_text
 
 EVENT = "SessionStart"
 MATCHER = "startup|resume|clear"  # a session that starts, comes back, or "clear context" began

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 from clarity.claude_code.mcp_shapes import Found, Listed, PlanList, PlanText
-from clarity.config import Settings
 from clarity.errors import ClarityError
+from clarity.settings.config import Settings
 
 TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
 PAGE_MOST = 500  # plans one list_plans page holds, at most

@@ -40,8 +40,8 @@ from pydantic import ValidationError
 from clarity import __version__
 from clarity.claude_code import mcp_answers as answers
 from clarity.claude_code.mcp_shapes import Found, PlanList, PlanText
-from clarity.config import Settings
 from clarity.errors import ClarityError
+from clarity.settings.config import Settings
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -29,7 +29,7 @@ from clarity.errors import ClarityError
 from clarity.executable import unsafe_character
 from clarity.managed import Change, CommentStyle, Outcome, install, is_untouched, remove
 from clarity.printable import printable
-from clarity.settings_files import read_settings_text
+from clarity.settings.files import read_settings_text
 
 SKILL_NAME = "clarity"
 SKILL_FILE = "SKILL.md"

@@ -25,7 +25,7 @@ from clarity.render.output import say
 from clarity.render.terminal import Format, asking, choose_format, print_run_report
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
+    from clarity.settings.config import Settings
     from clarity.workflows.archived import ArchiveListing
 
 

@@ -60,7 +60,7 @@ HOOKS_ARE = (
 
 def _base(project: bool) -> Path:
     from clarity.claude_code.slash_command import claude_base, project_root
-    from clarity.locations import claude_config_dir
+    from clarity.settings.locations import claude_config_dir
 
     claude_dir = claude_config_dir(os.environ)
     return claude_base(claude_dir, project_root(Path.cwd(), claude_dir) if project else None)

@@ -13,8 +13,8 @@ from clarity.render.output import say
 from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import ScanRequest
+    from clarity.settings.config import Settings
 
 # Help is plain text (cli/app.py): a [default: ...] here is shown as written. These
 # options default to None so that the environment and the config file can set them
@@ -151,7 +151,7 @@ _SETTING_OPTIONS = (
 
 def settings_from(parameters: dict[str, Any]) -> Settings:
     """Settings from a command's parameters (pass `locals()` first thing)."""
-    from clarity.config import load_settings
+    from clarity.settings.config import load_settings
 
     options = {key: parameters.get(key) for key in _SETTING_OPTIONS}
     return load_settings(options, os.environ, Path.cwd())
@@ -161,7 +161,7 @@ def given_path(value: str, option: str) -> Path:
     """A path option's value as a path: never "" (an unset shell variable), which Path
     would take for the current folder."""
     from clarity.errors import ClarityError
-    from clarity.locations import expand_home
+    from clarity.settings.locations import expand_home
 
     if not value.strip():
         raise ClarityError(f"{option}: is empty (an unset shell variable?); give a path")

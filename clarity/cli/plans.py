@@ -45,8 +45,8 @@ from clarity.render.terminal import (
 )
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import ScanReport
+    from clarity.settings.config import Settings
     from clarity.workflows.runs import RunReport
 
 

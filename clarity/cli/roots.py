@@ -16,8 +16,8 @@ from clarity.render import output
 from clarity.render.terminal import Format, choose_format
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import ScanReport
+    from clarity.settings.config import Settings
     from clarity.workflows.roots import PlansRoot, RootOutcome, Roots
     from clarity.workflows.runs import RunReport
 

@@ -51,11 +51,11 @@ def install(
     """Install a weekly run of clarity (Mondays at 10:00)."""
     settings = settings_from(locals())
     from clarity.executable import clarity_argv
-    from clarity.locations import state_dir
     from clarity.schedule.choose import every_scheduler
     from clarity.schedule.choose import scheduler as choose
     from clarity.schedule.job import make_job, report_file
     from clarity.schedule.rollback import make_dirs, remove_dirs
+    from clarity.settings.locations import state_dir
     from clarity.workflows.scanning import check_plans_folder
 
     check_plans_folder(settings)
@@ -103,9 +103,9 @@ def _status(scheduler: Scheduler) -> str:
 @schedule_app.command("show")
 def show() -> None:
     """Print what clarity has installed with each scheduler, and whether it runs it."""
-    from clarity.locations import state_dir
     from clarity.schedule.choose import every_scheduler
     from clarity.schedule.job import log_file, report_file
+    from clarity.settings.locations import state_dir
 
     found = [(s, text) for s in every_scheduler() if (text := _installed(s)) is not None]
     if not found:

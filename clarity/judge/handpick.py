@@ -18,8 +18,8 @@ from pathlib import Path
 from clarity.errors import ClarityError
 from clarity.hints import Again
 from clarity.judge.proposal import Proposal, proposal_of, proposed_group
-from clarity.locations import expand_home
 from clarity.model import Action, Basis, ScanReport, Verdict
+from clarity.settings.locations import expand_home
 
 
 def _plan_name(value: str, plans_dir: Path) -> str:

@@ -10,11 +10,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from clarity.archive.layout import check_layout
-from clarity.config import Settings
 from clarity.errors import ClarityError, NoPlansYet
 from clarity.hints import clarity_command
 from clarity.judge.classifier import Evidence, Rules, classify
-from clarity.locations import Origin, expand_home
 from clarity.model import (
     MOVING_ACTIONS,
     NO_SESSIONS,
@@ -29,6 +27,8 @@ from clarity.plans.markers import compile_markers
 from clarity.plans.reader import NotARegularFile, fingerprint, read_plans_dir
 from clarity.plans.tracked import NOT_IN_GIT, Tracked, tracked_plans
 from clarity.progress import Progress
+from clarity.settings.config import Settings
+from clarity.settings.locations import Origin, expand_home
 from clarity.state import DirState
 
 

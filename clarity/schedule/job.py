@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from clarity.config import KEYS, Settings
 from clarity.errors import ClarityError
 from clarity.executable import unsafe_character
 from clarity.printable import printable
 from clarity.schedule.when import Mode
+from clarity.settings.config import KEYS, Settings
 
 # Where things are, as the user's shell sees it: a scheduler's bare environment
 # must find the same config, state (for undo), trash and Claude Code dir.

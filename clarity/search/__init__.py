@@ -21,9 +21,9 @@ from clarity.search.where import INDEX_NAME, index_file
 from clarity.state import DirState
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import ScanReport
     from clarity.search.index import Hit
+    from clarity.settings.config import Settings
 
 PLACES = ("live", "archive")
 ARCHIVED_WAIT = 2.0  # seconds `archived QUERY` waits on the index before reading the files

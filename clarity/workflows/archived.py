@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from clarity.archive.shelf import Shelf
-    from clarity.config import Settings
+    from clarity.settings.config import Settings
 
 
 @dataclass(frozen=True, slots=True)

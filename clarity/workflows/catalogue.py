@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from clarity.errors import ClarityError
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import ScanReport, SessionEvidence
+    from clarity.settings.config import Settings
 
 LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
 STALE_AFTER = 30.0  # seconds a catalogue is shown before the next is made in the background

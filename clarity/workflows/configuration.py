@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from clarity.config import Settings
+from clarity.settings.config import Settings
 
 
 class ConfigView(NamedTuple):
@@ -18,7 +18,7 @@ class ConfigView(NamedTuple):
 
 def view_config(settings: Settings) -> ConfigView:
     from clarity.archive.versions import versions_size
-    from clarity.locations import state_dir
+    from clarity.settings.locations import state_dir
 
     return ConfigView(
         settings,

@@ -15,10 +15,10 @@ from datetime import datetime
 from importlib.resources import files
 from pathlib import Path
 
-from clarity.config import Settings, load_settings
 from clarity.errors import ClarityError
 from clarity.judge.scan import scan
 from clarity.model import ScanReport, ScanRequest
+from clarity.settings.config import Settings, load_settings
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
-from clarity.locations import Origin, Source
+from clarity.settings.locations import Origin, Source
 from clarity.workflows.roots import PlansRoot, RootOutcome, Roots, for_each_root
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.executor.results import RunReport
     from clarity.model import ScanReport
+    from clarity.settings.config import Settings
 
 SCANNED = "every-root-scan.json"
 APPLIED = "every-root-apply.json"
@@ -64,7 +64,7 @@ def _root(entry: Any) -> PlansRoot | None:
 
 def _write(name: str, entries: list[dict[str, Any]]) -> None:
     from clarity.fsio import write_atomic
-    from clarity.locations import state_dir
+    from clarity.settings.locations import state_dir
 
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -73,7 +73,7 @@ def _write(name: str, entries: list[dict[str, Any]]) -> None:
 
 
 def _read(name: str) -> list[Any] | None:
-    from clarity.locations import state_dir
+    from clarity.settings.locations import state_dir
 
     try:
         entries = json.loads((state_dir() / name).read_bytes())

@@ -22,10 +22,10 @@ from datetime import datetime
 from pathlib import Path
 
 from clarity.archive.versions import BEFORE_CLEANUP, SEEN, keep_file, mark_before_cleanup
-from clarity.config import KEEP_DAYS
 from clarity.fsio import read_regular, sync_filesystem, write_atomic
 from clarity.model import Retention
 from clarity.plans.reader import is_plan_name
+from clarity.settings.config import KEEP_DAYS
 from clarity.state import DirState
 
 _SEEN_FILE = "versions-seen.json"  # plan -> the stamp of the file when its text was kept

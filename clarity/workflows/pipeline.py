@@ -28,12 +28,12 @@ from clarity.state import DirState
 
 if TYPE_CHECKING:
     from clarity.agent.advisor import Advisor
-    from clarity.config import Settings
     from clarity.judge.proposal import Proposal
     from clarity.judge.scan import Review as Reviewer
     from clarity.model import ScanReport, ScanRequest
     from clarity.plans.facts_cache import FactsCache
     from clarity.progress import Progress
+    from clarity.settings.config import Settings
 
 
 class Review(Enum):

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from clarity.archive.shelf import Found, find_archived, kept_named, read_archived
-from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.fsio import READ_FLAGS
 from clarity.plans.reader import is_plan_name
+from clarity.settings.config import Settings
 
 LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
 

@@ -20,7 +20,6 @@ from typing import Any
 from clarity.archive.kept import KeptPlan
 from clarity.archive.layout import archived_path
 from clarity.archive.shelf import Found, find_archived, kept_named
-from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.records import RunKind
 from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
@@ -29,6 +28,7 @@ from clarity.executor.shelve_kept import shelve_kept
 from clarity.fsio import hash_file
 from clarity.hints import Again
 from clarity.judge.scan import check_plans_dir
+from clarity.settings.config import Settings
 from clarity.state import DirState
 from clarity.workflows.runs import nothing_done, settle_before_run
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from clarity.errors import ClarityError
-from clarity.locations import (
+from clarity.settings.locations import (
     ClaudeSettings,
     Origin,
     Source,
@@ -32,7 +32,7 @@ from clarity.locations import (
 )
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
+    from clarity.settings.config import Settings
 
 T = TypeVar("T")
 

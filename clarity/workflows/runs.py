@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from clarity.archive.layout import check_archive_dir
-from clarity.config import Settings
 from clarity.errors import ClarityError
 from clarity.executor.apply import apply_groups, settled_names
 from clarity.executor.indexing import flush_pending
@@ -34,6 +33,7 @@ from clarity.judge.scan import (
 )
 from clarity.model import Action, ScanRequest, Summarizer
 from clarity.progress import Progress
+from clarity.settings.config import Settings
 from clarity.state import DirState
 from clarity.workflows.pipeline import PlanFolder, Review
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from clarity.errors import ClarityError
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import ScanReport, ScanRequest
     from clarity.progress import Progress
+    from clarity.settings.config import Settings
 
 Note = Callable[[str], None]
 

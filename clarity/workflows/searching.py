@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from clarity.errors import ClarityError
 
 if TYPE_CHECKING:
-    from clarity.config import Settings
     from clarity.model import SearchRequest
     from clarity.search import Found
+    from clarity.settings.config import Settings
 
 
 def one_root_named(settings: Settings) -> bool:

@@ -14,9 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from clarity.config import Settings, load_settings
 from clarity.model import PlanClass, ScanReport, ScanRequest, Verdict
 from clarity.plans.facts_cache import FactsCache
+from clarity.settings.config import Settings, load_settings
 from clarity.state import DirState
 from clarity.workflows.pipeline import PlanFolder
 from clarity.workflows.session_watch import HORIZON_DAYS, listing, stamp, watched
@@ -99,7 +99,7 @@ def summarize(
 def users_default(settings: Settings, cwd: Path) -> Settings | None:
     """The user's own `<config dir>/plans` when the project keeps its plans elsewhere (its
     plansDirectory): the hook speaks for both, and for no other project (SPEC 2)."""
-    from clarity.locations import (
+    from clarity.settings.locations import (
         DEFAULT,
         ClaudeSettings,
         Origin,

@@ -20,12 +20,12 @@ from pathlib import Path
 
 from clarity.archive.layout import archived_path
 from clarity.archive.versions import read_versions
-from clarity.config import Settings
 from clarity.dates import iso_moment
 from clarity.errors import ClarityError
 from clarity.fsio import READ_FLAGS, hash_fd, read_regular
 from clarity.hints import Again, clarity_command
 from clarity.plans.reader import is_plan_name
+from clarity.settings.config import Settings
 
 TEXT_MOST = 256 * 1024 * 1024  # a text bigger than this is not shown whole (diff, show)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from clarity.config import load_settings
+from clarity.settings.config import load_settings
 from tests.builders.files import Plan, make_files
 
 HANG_SECONDS = 20  # each run takes well under a second; past this it hung

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from clarity.config import DEFAULT_MARKERS
 from clarity.judge.classifier import Rules, classify
 from clarity.model import Action, Frontmatter, PlanClass, PlanFacts, Thresholds, Verdict
 from clarity.plans.markers import compile_markers
+from clarity.settings.config import DEFAULT_MARKERS
 from tests.builders.files import DAY, NOW
 
 RULES = Rules(compile_markers(DEFAULT_MARKERS), Thresholds())

@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clarity.cli import main
-from clarity.config import DEFAULT_MARKERS
 from clarity.judge.classifier import Rules, classify
 from clarity.model import PlanClass, Thresholds
 from clarity.plans.markers import compile_markers
 from clarity.plans.reader import is_plan_name, read_plans_dir
+from clarity.settings.config import DEFAULT_MARKERS
 from tests.builders.files import DAY, NOW, NOW_ISO, snapshot
 
 FRAGMENTS = [

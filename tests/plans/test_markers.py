@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clarity.config import DEFAULT_MARKERS
 from clarity.plans.markers import compile_marker, compile_markers, first_marker
+from clarity.settings.config import DEFAULT_MARKERS
 
 MARKERS = compile_markers(DEFAULT_MARKERS)
 

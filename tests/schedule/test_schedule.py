@@ -641,7 +641,7 @@ NOT_CARRIED_ENV = {
 
 
 def test_every_setting_clarity_reads_from_the_environment_is_listed_here():
-    from clarity.config import KEYS
+    from clarity.settings.config import KEYS
 
     every = {key.env for key in KEYS.values()}
     assert every == set(SETTINGS_ENV) | {"CLARITY_PLANS_DIR", "CLARITY_ARCHIVE_DIR"}

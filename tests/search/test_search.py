@@ -305,9 +305,9 @@ def test_a_long_lived_reader_sees_an_index_made_anew_and_a_plan_added(plans_dir:
     # the MCP server's way: its connection kept, a refresh reused while nothing changed
     import os as _os
 
-    from clarity.config import load_settings
     from clarity.model import SearchRequest
     from clarity.search.where import index_file
+    from clarity.settings.config import load_settings
     from clarity.workflows.searching import search_plans
 
     make_files(plans_dir, {"first.md": Plan("# First plan\n\nalphaword here\n", 3)})

@@ -89,7 +89,7 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
 
 
 def _read_settings(settings_file: Path) -> Mapping[str, Any]:
-    from clarity.settings_files import parse_json, read_settings_text
+    from clarity.settings.files import parse_json, read_settings_text
 
     try:
         settings = parse_json(read_settings_text(settings_file))

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
-from clarity.locations import (
+from clarity.model import Retention, Thresholds
+from clarity.settings.files import read_settings_text
+from clarity.settings.locations import (
     DEFAULT,
     ClaudeSettings,
     Origin,
@@ -27,8 +29,6 @@ from clarity.locations import (
     expand_home,
     path_problem,
 )
-from clarity.model import Retention, Thresholds
-from clarity.settings_files import read_settings_text
 
 # The terminal markers of SPEC 4 (clarity/plans/markers.py matches them); config may replace them.
 DEFAULT_MARKERS: tuple[str, ...] = (
