@@ -25,6 +25,15 @@ class PlanClass(StrEnum):
     DORMANT = "dormant"
 
 
+class Place(StrEnum):
+    """Where a plan's text lies: the plans folder, the archive, or a text clarity kept of a
+    plan Claude Code deleted (SPEC 6.1). The only list of these words."""
+
+    LIVE = "live"
+    ARCHIVE = "archive"
+    KEPT = "kept"
+
+
 class Action(StrEnum):
     KEEP = "keep"
     ARCHIVE = "archive"

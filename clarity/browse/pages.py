@@ -21,6 +21,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from clarity.hints import Again
+from clarity.model import Place
 from clarity.printable import format_size
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 PAGE_ROWS = 200  # plans one page of the list shows
 CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
-PLACES = ("live", "archive", "kept")
+PLACES = tuple(Place)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 

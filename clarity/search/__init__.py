@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
-from clarity.model import SearchRequest
+from clarity.model import Place, SearchRequest
 from clarity.search.where import INDEX_NAME, index_file
 from clarity.state import DirState
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from clarity.search.index import Hit
     from clarity.settings.config import Settings
 
-PLACES = ("live", "archive")
+PLACES = (Place.LIVE, Place.ARCHIVE)  # where a search may be narrowed to (MCP's `where`)
 ARCHIVED_WAIT = 2.0  # seconds `archived QUERY` waits on the index before reading the files
 
 
@@ -89,7 +89,6 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
 
     from filelock import Timeout
 
-    from clarity.search.documents import ARCHIVE, KEPT, LIVE
     from clarity.search.index import SearchIndex
     from clarity.search.query import QueryError, terms
 
@@ -122,7 +121,7 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
                     plan_class=request.plan_class,
                     since=None if request.since is None else request.since.timestamp(),
                     limit=limit,
-                    kept=counts[KEPT] > 0,
+                    kept=counts[Place.KEPT] > 0,
                 )
             break
         except Timeout:
@@ -140,8 +139,8 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
     return Found(
         query,
         tuple(hits),
-        counts[LIVE],
-        counts[ARCHIVE],
+        counts[Place.LIVE],
+        counts[Place.ARCHIVE],
         settings.plans_dir,
         settings.archive_dir,
     )

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from clarity.archive.layout import IndexLine, archived_path
+from clarity.model import Place
 from clarity.plans.plantext import find_h1, split_frontmatter
 from clarity.plans.reader import NotARegularFile, is_plan_name, read_opening
 
 TEXT_BYTES = 8 * 1024  # of each plan (and each sub-plan) the index reads: its head
 TITLE_BYTES = 4096
-LIVE, ARCHIVE, KEPT = "live", "archive", "kept"  # KEPT: a text clarity kept (SPEC 6.1)
 
 Known = Mapping[str, tuple[int, str]]  # a row's key -> (its id, the stamp it was read at)
 
@@ -51,7 +51,7 @@ def live_documents(
         except (OSError, NotARegularFile):
             continue  # gone, or not a regular file now: not a plan to find
         fields = {
-            "place": LIVE,
+            "place": Place.LIVE,
             "key": key,
             "name": shown(entry.name),
             "stamp": stamp,
@@ -84,7 +84,7 @@ def archived_documents(
         body = "\n\n".join(_archived_text(archive_dir, path) for path in paths)
         folder, slash, _ = shown(str(record["path"])).partition("/")
         fields = {
-            "place": ARCHIVE,
+            "place": Place.ARCHIVE,
             "key": key,
             "name": shown(str(record["name"])),
             "stamp": stamp,
@@ -130,13 +130,13 @@ def kept_documents(
             except (OSError, NotARegularFile):
                 continue
             fields = {
-                "place": KEPT,
+                "place": Place.KEPT,
                 "key": key,
                 "name": shown(plan),
                 "stamp": version.sha256,
                 "title": _title(text),
                 "project": None,
-                "plan_class": KEPT,
+                "plan_class": Place.KEPT,
                 "reason": f"version {number}, kept {version.kept_at[:10]} ({version.source})",
                 "mtime": version.mtime_ns / 1e9,
                 "quarter": None,

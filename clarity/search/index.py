@@ -37,10 +37,8 @@ from typing import Any, NamedTuple
 
 from clarity.archive.layout import INDEX_JSONL, read_index_lines
 from clarity.archive.versions import VERSIONS, versions_stamp
+from clarity.model import Place
 from clarity.search.documents import (
-    ARCHIVE,
-    KEPT,
-    LIVE,
     Known,
     archived_documents,
     kept_documents,
@@ -84,7 +82,7 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    place: str  # LIVE or ARCHIVE
+    place: str  # Place.LIVE or Place.ARCHIVE
     name: str
     path: Path
     quarter: str | None  # an archived plan's quarter folder
@@ -223,7 +221,7 @@ class SearchIndex:
         self.db.executemany("DELETE FROM text WHERE rowid = ?", ids)
 
     def _refresh_live(self, plans_dir: Path) -> int:
-        known = self._known(LIVE)
+        known = self._known(Place.LIVE)
         seen: set[str] = set()
         read = 0
         for row_id, fields, body in live_documents(plans_dir, known, seen):
@@ -248,7 +246,7 @@ class SearchIndex:
         return read
 
     def _read_archive(self, archive_dir: Path) -> int:
-        known = self._known(ARCHIVE)
+        known = self._known(Place.ARCHIVE)
         try:
             lines = read_index_lines(archive_dir) if archive_dir.is_dir() else []
         except OSError:
@@ -272,7 +270,7 @@ class SearchIndex:
             with contextlib.suppress(ValueError, RecursionError):
                 was = json.loads(self._meta("kept") or "{}")
                 folders = {str(k): str(v) for k, v in was.items()} if isinstance(was, dict) else {}
-        known = self._known(KEPT)
+        known = self._known(Place.KEPT)
         read = 0
         for row_id, fields, body in kept_documents(archive_dir, known, folders):
             self._put(row_id, fields, body)
@@ -332,7 +330,7 @@ class SearchIndex:
 
     def count(self) -> dict[str, int]:
         rows = self.db.execute("SELECT place, count(*) FROM docs GROUP BY place")
-        counts = {LIVE: 0, ARCHIVE: 0, KEPT: 0}
+        counts: dict[str, int] = dict.fromkeys(Place, 0)
         counts.update(dict(rows))
         return counts
 
@@ -451,9 +449,9 @@ def _folder(key: str) -> str:
 
 
 def _path_of(place: str, key: str, plans_dir: Path, archive_dir: Path) -> Path:
-    if place == LIVE:
+    if place == Place.LIVE:
         return plans_dir / unstored(key)
-    if place == KEPT:
+    if place == Place.KEPT:
         return archive_dir / VERSIONS / unstored(key)
     return archive_dir / unstored(key)
 
@@ -462,10 +460,10 @@ def _without_kept_beside_their_plan(hits: list[Hit]) -> list[Hit]:
     """A kept text is a hit of its own only where the plan's file (live or archived) is not:
     words that only an earlier version holds, or a plan Claude Code deleted. Each plan's
     kept texts are one hit, the best."""
-    plans = {hit.name for hit in hits if hit.place != KEPT}
+    plans = {hit.name for hit in hits if hit.place != Place.KEPT}
     found, kept = [], set()
     for hit in hits:
-        if hit.place == KEPT:
+        if hit.place == Place.KEPT:
             if hit.name in plans or hit.name in kept:
                 continue
             kept.add(hit.name)

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
-from clarity.workflows.catalogue import ARCHIVE, LIVE, Browser, Catalogue, Listed, RootView
+from clarity.model import Place
+from clarity.workflows.catalogue import Browser, Catalogue, Listed, RootView
 
 if TYPE_CHECKING:
     from clarity.model import SessionEvidence
@@ -101,7 +102,7 @@ def plan_view(catalogue: Catalogue, rid: str, value: str) -> PlanView:
         frontmatter=frontmatter,
         body=body,
         listed=listed,
-        session=catalogue.sessions.get((rid, found.name)) if found.where == LIVE else None,
+        session=catalogue.sessions.get((rid, found.name)) if found.where == Place.LIVE else None,
         record=record,
         history=history,
         history_error=history_error,
@@ -166,10 +167,10 @@ def _where_found(catalogue: Catalogue, place: str, name: str, path: Path) -> tup
     """(root id, value) of a search hit's file, for its link; None if no root holds it."""
     text = os.fsdecode(path)
     for root in catalogue.roots:
-        if place == LIVE and os.fsdecode(path.parent) == os.fsdecode(root.plans_dir):
+        if place == Place.LIVE and os.fsdecode(path.parent) == os.fsdecode(root.plans_dir):
             return root.id, path.name
         folder = os.path.join(root.archive_dir, "")  # noqa: PTH118 - the separator is wanted
-        if place != LIVE and text.startswith(folder):
+        if place != Place.LIVE and text.startswith(folder):
             relative = text[len(folder) :]
-            return root.id, relative if place == ARCHIVE else name
+            return root.id, relative if place == Place.ARCHIVE else name
     return None

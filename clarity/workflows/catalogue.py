@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
+from clarity.model import Place
 
 if TYPE_CHECKING:
     from clarity.model import ScanReport, SessionEvidence
     from clarity.settings.config import Settings
 
-LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
 STALE_AFTER = 30.0  # seconds a catalogue is shown before the next is made in the background
 
 
@@ -37,7 +37,7 @@ class Listed:
     kept (deleted by Claude Code, its text kept)."""
 
     root: str  # the id of the plans folder it belongs to (RootView.id)
-    place: str  # LIVE, ARCHIVE or KEPT
+    place: str  # Place.LIVE, Place.ARCHIVE or Place.KEPT
     value: str  # what names it in its root: its name, or its path in the archive
     name: str
     title: str | None
@@ -111,7 +111,7 @@ def _live(report: ScanReport, rid: str) -> list[Listed]:
         rows.append(
             Listed(
                 root=rid,
-                place=LIVE,
+                place=Place.LIVE,
                 value=facts.name,
                 name=facts.name,
                 title=facts.title,
@@ -140,7 +140,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
         rows.append(
             Listed(
                 root=rid,
-                place=ARCHIVE,
+                place=Place.ARCHIVE,
                 value=plan.relative,
                 name=plan.name,
                 title=plan.title,
@@ -160,7 +160,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
         rows.append(
             Listed(
                 root=rid,
-                place=KEPT,
+                place=Place.KEPT,
                 value=kept.name,
                 name=kept.name,
                 title=kept.title,

@@ -18,17 +18,16 @@ from typing import Any
 from clarity.archive.shelf import Found, find_archived, kept_named, read_archived
 from clarity.errors import ClarityError
 from clarity.fsio import READ_FLAGS
+from clarity.model import Place
 from clarity.plans.reader import is_plan_name
 from clarity.settings.config import Settings
-
-LIVE, ARCHIVE, KEPT = "live", "archive", "kept"
 
 
 @dataclass(frozen=True, slots=True)
 class NamedPlan:
     """A plan found by its name, and its bytes (the first `most` of them, if cut)."""
 
-    where: str  # LIVE, ARCHIVE or KEPT
+    where: str  # Place.LIVE, Place.ARCHIVE or Place.KEPT
     name: str  # its name in the plans dir
     path: Path
     data: bytes
@@ -75,7 +74,7 @@ def plan_by_name(settings: Settings, value: str, most: int | None = None) -> Nam
         except OSError as error:
             raise ClarityError(f"cannot read {path}: {error.strerror or error}") from None
         else:
-            return NamedPlan(LIVE, wanted, path, data, cut)
+            return NamedPlan(Place.LIVE, wanted, path, data, cut)
     try:
         found = find_archived(settings.archive_dir, value)
     except ClarityError as error:
@@ -90,14 +89,14 @@ def plan_by_name(settings: Settings, value: str, most: int | None = None) -> Nam
             raise ClarityError(
                 f"cannot read the kept text {kept.version.path}: {problem.strerror or problem}"
             ) from None
-        return NamedPlan(KEPT, kept.name, kept.version.path, data, cut)
+        return NamedPlan(Place.KEPT, kept.name, kept.version.path, data, cut)
     if most is None:
-        return NamedPlan(ARCHIVE, found.name, found.path, read_archived(found), False, found)
+        return NamedPlan(Place.ARCHIVE, found.name, found.path, read_archived(found), False, found)
     try:
         data, cut = _read(found.reached(), most)
     except OSError as error:
         raise ClarityError(f"cannot read {found.path}: {error.strerror or error}") from None
-    return NamedPlan(ARCHIVE, found.name, found.path, data, cut, found)
+    return NamedPlan(Place.ARCHIVE, found.name, found.path, data, cut, found)
 
 
 def record_of(plan: NamedPlan) -> dict[str, Any] | None:
@@ -106,7 +105,7 @@ def record_of(plan: NamedPlan) -> dict[str, Any] | None:
 
 
 def newest_plans(settings: Settings, most: int) -> list[tuple[str, str]]:
-    """(name, LIVE or ARCHIVE) of at most `most` plans, the live ones newest first, then
+    """(name, Place.LIVE or Place.ARCHIVE) of at most `most` plans, the live ones newest first, then
     the archive's newest first; each name once (the live plan before its archived one)."""
     from clarity.archive.shelf import list_archived
 
@@ -118,10 +117,10 @@ def newest_plans(settings: Settings, most: int) -> list[tuple[str, str]]:
                     live.append((entry.stat(follow_symlinks=False).st_mtime, entry.name))
     except OSError:
         pass  # no plans dir: the archive may still have plans
-    named = [(name, LIVE) for _, name in sorted(live, reverse=True)]
+    named = [(name, Place.LIVE) for _, name in sorted(live, reverse=True)]
     try:
         shelf = list_archived(settings.archive_dir)  # its kept plans are not listed
-        named += [(plan.name, ARCHIVE) for plan in shelf.plans]
+        named += [(plan.name, Place.ARCHIVE) for plan in shelf.plans]
     except (ClarityError, OSError):
         pass  # no archive, or one that cannot be read: the live plans are listed
     unique: dict[str, str] = {}
