@@ -23,13 +23,14 @@ from markupsafe import Markup
 from clarity.hints import Again
 from clarity.model import Place
 from clarity.printable import format_size
+from clarity.workflows.catalogue import LISTED_CLASSES
 
 if TYPE_CHECKING:
     from clarity.workflows.browsing import SearchHit
     from clarity.workflows.catalogue import Catalogue, Listed
 
 PAGE_ROWS = 200  # plans one page of the list shows
-CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
+CLASSES = LISTED_CLASSES
 PLACES = tuple(Place)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from html import escape
 
-from clarity.workflows.catalogue import Listed
+from clarity.workflows.catalogue import LISTED_CLASSES, Listed
 
-CLASSES = ("active", "completed", "stale", "dormant", "archived", "kept")
+CLASSES = LISTED_CLASSES
 WEEKS = 26  # "the last months": half a year of weeks
 PROJECTS_MOST = 12
 

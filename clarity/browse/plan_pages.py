@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from clarity.browse.pages import encoded, plan_url, render
 from clarity.hints import Again
+from clarity.model import Place
 
 if TYPE_CHECKING:
     from clarity.model import SessionEvidence
@@ -58,7 +59,7 @@ def _plan_commands(view: PlanView) -> list[tuple[str, str]]:
             commands.append(("Archive it now", again.command("archive", stem)))
         if listed.action == "trash":
             commands.append(("Trash it with the other stale stubs", again.command("apply")))
-    elif view.place in ("archive", "kept"):
+    elif view.place in (Place.ARCHIVE, Place.KEPT):
         commands.append(("Put it back in the plans folder", again.command("restore", stem)))
     if view.history is not None and len(view.history.texts) > 1:
         commands.append(("Its versions", again.command("history", stem)))

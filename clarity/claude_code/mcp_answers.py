@@ -16,6 +16,7 @@ from pathlib import Path
 
 from clarity.claude_code.mcp_shapes import Found, Listed, PlanList, PlanText
 from clarity.errors import ClarityError
+from clarity.model import Place
 from clarity.settings.config import Settings
 
 TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
@@ -23,7 +24,7 @@ PAGE_MOST = 500  # plans one list_plans page holds, at most
 SEARCH_MOST = 100
 REFRESH_SECONDS = 2.0  # a search index refresh stays good this long in the server (run_search)
 RESOURCES_MOST = 500  # plans resources/list offers (the newest): the template reaches every one
-WHERE = {"all": None, "live": "live", "archive": "archive", "kept": "kept"}
+WHERE: dict[str, str | None] = {"all": None, **{place: place for place in Place}}
 CLASSES = ("active", "completed", "stale", "dormant")
 
 

@@ -22,13 +22,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
-from clarity.model import Place
+from clarity.model import Place, PlanClass
 
 if TYPE_CHECKING:
     from clarity.model import ScanReport, SessionEvidence
     from clarity.settings.config import Settings
 
 STALE_AFTER = 30.0  # seconds a catalogue is shown before the next is made in the background
+
+
+ARCHIVED = "archived"  # the class the list gives an archived plan
+# What a row of the list may be: a live plan's class, archived, or a kept text.
+LISTED_CLASSES: tuple[str, ...] = (*PlanClass, ARCHIVED, Place.KEPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +46,7 @@ class Listed:
     value: str  # what names it in its root: its name, or its path in the archive
     name: str
     title: str | None
-    plan_class: str  # active, completed, stale, dormant; "archived"; "kept"
+    plan_class: str  # one of LISTED_CLASSES
     action: str | None  # what apply would do with a live plan
     reason: str
     project: str | None
@@ -144,7 +149,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
                 value=plan.relative,
                 name=plan.name,
                 title=plan.title,
-                plan_class="archived",
+                plan_class=ARCHIVED,
                 action=None,
                 reason=plan.summary or "archived",
                 project=record.get("project"),
@@ -164,7 +169,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
                 value=kept.name,
                 name=kept.name,
                 title=kept.title,
-                plan_class="kept",
+                plan_class=Place.KEPT,
                 action=None,
                 reason="deleted by Claude Code; clarity kept its text",
                 project=None,
