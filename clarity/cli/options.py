@@ -122,6 +122,59 @@ IncludeTrackedOption = Annotated[
     ),
 ]
 
+# The options of one command each, declared here beside the shared ones, so that a
+# command's signature reads as its list of options.
+OutputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--output", metavar="FILE", help="Write the report to this file instead (whole, at once)."
+    ),
+]
+FullOption = Annotated[
+    bool,
+    typer.Option(
+        "--full",
+        help="List every plan in the table; without it, long lists of plans apply handles "
+        "alone (completed, stale, active) are folded after their newest.",
+    ),
+]
+RecordOption = Annotated[
+    bool,
+    typer.Option(
+        "--record/--no-record",
+        help="Record this scan for apply; --no-record for a report nobody reviews "
+        "(the schedule's), which leaves the reviewed scan in place.",
+    ),
+]
+PrintOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--print-only",
+        help="Print the report and write no file but clarity's own state: --output is "
+        "refused. The form the /clarity skill lets Claude run unasked.",
+    ),
+]
+RescanOption = Annotated[
+    bool, typer.Option("--rescan", help="Scan now and apply that (cron: --rescan --yes).")
+]
+ProposalOption = Annotated[
+    str | None,
+    typer.Option(
+        "--proposal",
+        metavar="ID",
+        help="Apply only if the latest scan is this one (its id is in the scan's report).",
+    ),
+]
+TrustPlansDirOption = Annotated[
+    bool,
+    typer.Option(
+        "--trust-plans-dir",
+        help="Apply in a folder that looks like a project (it holds .git, or a README "
+        "and a build file), which apply otherwise refuses: an empty or mistaken "
+        "--plans-dir must not send a project's files to the trash.",
+    ),
+]
+
 
 def check_one_root_options(
     plans_dir: str | None, archive_dir: str | None, *more: str | None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,15 +16,22 @@ from clarity.cli.options import (
     CurrentOption,
     DormantDaysOption,
     FormatOption,
+    FullOption,
     IncludeTrackedOption,
     JsonOption,
     NowOption,
+    OutputOption,
     PlansDirOption,
+    PrintOnlyOption,
     ProjectOption,
+    ProposalOption,
     ProtectHoursOption,
+    RecordOption,
+    RescanOption,
     SessionOption,
     StaleBytesOption,
     StaleDaysOption,
+    TrustPlansDirOption,
     YesOption,
     check_one_root_options,
     given_path,
@@ -45,7 +53,7 @@ from clarity.render.terminal import (
 )
 
 if TYPE_CHECKING:
-    from clarity.model import ScanReport
+    from clarity.model import ScanReport, ScanRequest
     from clarity.settings.config import Settings
     from clarity.workflows.runs import RunReport
 
@@ -65,92 +73,34 @@ def scan(
     agent: AgentOption = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            metavar="FILE",
-            help="Write the report to this file instead (whole, at once).",
-        ),
-    ] = None,
-    show_all: Annotated[
-        bool,
-        typer.Option(
-            "--full",
-            help="List every plan in the table; without it, long lists of plans apply handles "
-            "alone (completed, stale, active) are folded after their newest.",
-        ),
-    ] = False,
+    output: OutputOption = None,
+    show_all: FullOption = False,
     all_roots: AllRootsOption = False,
     include_tracked: IncludeTrackedOption = False,
-    record: Annotated[
-        bool,
-        typer.Option(
-            "--record/--no-record",
-            help="Record this scan for apply; --no-record for a report nobody reviews "
-            "(the schedule's), which leaves the reviewed scan in place.",
-        ),
-    ] = True,
-    print_only: Annotated[
-        bool,
-        typer.Option(
-            "--print-only",
-            help="Print the report and write no file but clarity's own state: --output is "
-            "refused. The form the /clarity skill lets Claude run unasked.",
-        ),
-    ] = False,
+    record: RecordOption = True,
+    print_only: PrintOnlyOption = False,
 ) -> int:
     """Classify every plan and show what apply would do. Moves nothing."""
-    if print_only and output is not None:
-        from clarity.errors import ClarityError
-
-        raise ClarityError(
-            "scan --print-only writes no report file, so --output is refused; "
-            "run clarity scan --output PATH yourself (without --print-only) to save one"
-        )
+    _refuse_output_with_print_only(print_only, output)
     settings = settings_from(locals())._replace(include_tracked=include_tracked)
-
     chosen_format = choose_format(json_output, output_format)
     bar = ProgressBar(chosen_format is not Format.JSON)
-    from clarity.workflows.scanning import run_scan
-
     where = None if project is None else given_path(project, "--project").absolute()
     request = scan_request(now, current, session, where)
+    scan_one = functools.partial(
+        _scan_one, request=request, bar=bar, record=record, print_only=print_only
+    )
+    shaping: dict[str, str | float | None] = {"--now": now, "--stale-days": stale_days}
+    shaping |= {"--stale-bytes": stale_bytes, "--dormant-days": dormant_days}
+    shaping |= {"--protect-hours": protect_hours, "--session": session}
+    shaping["--project"] = None if where is None else str(where)
+    scan_words = _scan_words(shaping, current)
+    try:
+        if all_roots:
+            from clarity.cli.roots import scan_every_root
 
-    def scan_one(chosen: Settings) -> ScanReport:
-        return run_scan(
-            chosen,
-            request,
-            note,
-            progress=bar,
-            record=record,
-            # The skill's report (pre-approved as changing nothing) and a report nobody
-            # reviews leave a killed run to the next apply: they never move a file.
-            settle=record and not print_only,
-        )
-
-    shaping = {
-        "--now": now,
-        "--stale-days": stale_days,
-        "--stale-bytes": stale_bytes,
-        "--dormant-days": dormant_days,
-        "--protect-hours": protect_hours,
-        "--session": session,
-        "--project": None if where is None else str(where),
-    }
-    scan_words = [
-        word
-        for option, value in shaping.items()
-        if value is not None
-        for word in (option, value if isinstance(value, str) else f"{value:g}")
-    ]
-    scan_words += [word for plan in current or [] for word in ("--current", plan)]
-    if all_roots:
-        from clarity.cli.roots import scan_every_root
-
-        check_one_root_options(plans_dir, archive_dir)
-        saved = None if output is None else given_path(output, "--output")
-        try:
+            check_one_root_options(plans_dir, archive_dir)
+            saved = None if output is None else given_path(output, "--output")
             return scan_every_root(
                 settings,
                 scan_one,
@@ -158,19 +108,64 @@ def scan(
                 show_all=show_all,
                 output_file=saved,
                 record=record,
-                scan_words=tuple(scan_words),
+                scan_words=scan_words,
             )
-        finally:
-            bar.close()
-    try:
         report = scan_one(settings)
     finally:
         bar.close()
-    again = Again.of(settings, scan_words)
+    _show_scan(report, chosen_format, Again.of(settings, scan_words), output, show_all=show_all)
+    return 0
+
+
+def _refuse_output_with_print_only(print_only: bool, output: str | None) -> None:
+    if print_only and output is not None:
+        raise ClarityError(
+            "scan --print-only writes no report file, so --output is refused; "
+            "run clarity scan --output PATH yourself (without --print-only) to save one"
+        )
+
+
+def _scan_one(
+    chosen: Settings, *, request: ScanRequest, bar: ProgressBar, record: bool, print_only: bool
+) -> ScanReport:
+    """One folder's scan. The skill's report (print_only: pre-approved as changing
+    nothing) and a report nobody reviews (not recorded) leave a killed run to the next
+    apply: they never move a file."""
+    from clarity.workflows.scanning import run_scan
+
+    return run_scan(
+        chosen, request, note, progress=bar, record=record, settle=record and not print_only
+    )
+
+
+def _scan_words(
+    shaping: dict[str, str | float | None], current: list[str] | None
+) -> tuple[str, ...]:
+    """The options that shaped the scan, as words a hint repeats (apply --rescan with the
+    same thresholds classifies the same way)."""
+    words = [
+        word
+        for option, value in shaping.items()
+        if value is not None
+        for word in (option, value if isinstance(value, str) else f"{value:g}")
+    ]
+    return (*words, *(word for plan in current or [] for word in ("--current", plan)))
+
+
+def _show_scan(
+    report: ScanReport,
+    chosen_format: Format,
+    again: Again,
+    output: str | None,
+    *,
+    show_all: bool,
+) -> None:
+    """The report, printed or saved (--output); piped, the command that applies it on
+    stderr."""
     if output is not None:
         save_scan_report(report, chosen_format, given_path(output, "--output"), again)
         note(f"report written to {output}")
-        return 0
+        return
     print_scan_report(report, chosen_format, again, show_all=show_all)
     if (
         chosen_format is not Format.JSON
@@ -187,7 +182,6 @@ def scan(
             ],
             err=True,
         )
-    return 0
 
 
 @app.command("config")
@@ -242,9 +236,16 @@ def demo(
     say(lines, err=True)
 
 
-def _only_with_rescan(settings: Settings, given: dict[str, float | None]) -> None:
+def _only_with_rescan(
+    settings: Settings, given: dict[str, float | None], *, include_tracked: bool
+) -> None:
     """Thresholds decide the classes, which only a scan does: apply carries out the reviewed
     scan as it was, so a threshold it would ignore is an error, not a silent no-op."""
+    if include_tracked:
+        raise ClarityError(
+            "--include-tracked changes what a scan proposes, and apply carries out the scan "
+            "you reviewed; scan with --include-tracked first, or add --rescan"
+        )
 
     for option, value in given.items():
         if value is not None:
@@ -267,49 +268,22 @@ def apply(
     session: SessionOption = None,
     protect_hours: ProtectHoursOption = None,
     agent: AgentOption = None,
-    rescan: Annotated[
-        bool, typer.Option("--rescan", help="Scan now and apply that (cron: --rescan --yes).")
-    ] = False,
+    rescan: RescanOption = False,
     yes: YesOption = False,
-    proposal: Annotated[
-        str | None,
-        typer.Option(
-            "--proposal",
-            metavar="ID",
-            help="Apply only if the latest scan is this one (its id is in the scan's report).",
-        ),
-    ] = None,
+    proposal: ProposalOption = None,
     json_output: JsonOption = False,
     output_format: FormatOption = None,
-    trust_plans_dir: Annotated[
-        bool,
-        typer.Option(
-            "--trust-plans-dir",
-            help="Apply in a folder that looks like a project (it holds .git, or a README "
-            "and a build file), which apply otherwise refuses: an empty or mistaken "
-            "--plans-dir must not send a project's files to the trash.",
-        ),
-    ] = False,
+    trust_plans_dir: TrustPlansDirOption = False,
     all_roots: AllRootsOption = False,
     include_tracked: IncludeTrackedOption = False,
 ) -> int:
     """Carry out the latest scan: archive completed plans, trash stale ones."""
     settings = settings_from(locals())._replace(include_tracked=include_tracked)
     chosen_format = choose_format(json_output, output_format)
-    if include_tracked and not rescan:
-        raise ClarityError(
-            "--include-tracked changes what a scan proposes, and apply carries out the scan "
-            "you reviewed; scan with --include-tracked first, or add --rescan"
-        )
     if not rescan:
-        _only_with_rescan(
-            settings,
-            {
-                "--stale-days": stale_days,
-                "--stale-bytes": stale_bytes,
-                "--dormant-days": dormant_days,
-            },
-        )
+        shaping = {"--stale-days": stale_days, "--stale-bytes": stale_bytes}
+        shaping["--dormant-days"] = dormant_days
+        _only_with_rescan(settings, shaping, include_tracked=include_tracked)
     from clarity.render.run_report import preview_lines
     from clarity.workflows.runs import run_apply
 
@@ -317,16 +291,15 @@ def apply(
     confirm = asking(yes, "apply", chosen_format, preview_lines, bar=bar)
     request = scan_request(now, current, session)
 
-    def apply_one(chosen: Settings) -> RunReport:
-        return run_apply(
-            chosen,
-            request,
-            rescan=rescan,
-            confirm=confirm,
-            progress=bar,
-            proposal_id=proposal,
-            trust_plans_dir=trust_plans_dir,
-        )
+    apply_one = functools.partial(
+        run_apply,
+        request=request,
+        rescan=rescan,
+        confirm=confirm,
+        progress=bar,
+        proposal_id=proposal,
+        trust_plans_dir=trust_plans_dir,
+    )
 
     try:
         if all_roots:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +22,9 @@ from clarity.cli.options import (
 )
 from clarity.errors import ClarityError
 from clarity.render.terminal import Format, choose_format
+
+if TYPE_CHECKING:
+    from clarity.workflows.reports import Found
 
 
 class ClassChoice(StrEnum):
@@ -85,7 +88,10 @@ def search(
         since=_since(since),
         limit=limit,
     )
-    found = search_plans(settings, request, note)
+    _show_hits(search_plans(settings, request, note), chosen_format)
+
+
+def _show_hits(found: Found, chosen_format: Format) -> None:
     from clarity.render import search_report
 
     if chosen_format is Format.JSON:
@@ -102,8 +108,9 @@ def search(
         search_report.print_hits(found, plain_console())
     if not found.hits and chosen_format is not Format.JSON:  # said once, not "0 plans match"
         note(
-            f"nothing matches {query!r} in {found.live:,} live and {found.archived:,} archived "
-            "plans: a plan must hold every word given (as the start of a word)"
+            f"nothing matches {found.query!r} in {found.live:,} live and "
+            f"{found.archived:,} archived plans: a plan must hold every word given "
+            "(as the start of a word)"
         )
 
 
