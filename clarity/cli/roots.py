@@ -18,7 +18,7 @@ from clarity.render.terminal import Format, choose_format
 if TYPE_CHECKING:
     from clarity.model import ScanReport
     from clarity.settings.config import Settings
-    from clarity.workflows.roots import PlansRoot, RootOutcome, Roots
+    from clarity.workflows.roots import PlansRoot, RootOutcome
     from clarity.workflows.runs import RunReport
 
 
@@ -33,18 +33,6 @@ def roots(json_output: JsonOption = False, output_format: FormatOption = None) -
     print_roots(find_roots(settings), choose_format(json_output, output_format))
 
 
-def _found(settings: Settings) -> Roots:
-    from clarity.workflows.roots import find_roots
-
-    found = find_roots(settings)
-    if not found.roots:
-        raise ClarityError(
-            "no plans folder on this machine yet (clarity roots says where it looked); "
-            "Claude Code writes one when a session first plans"
-        )
-    return found
-
-
 def scan_every_root(
     settings: Settings,
     scan_one: Callable[[Settings], ScanReport],
@@ -57,14 +45,10 @@ def scan_every_root(
 ) -> int:
     from clarity.render.roots_report import every_scan_text, print_each, scans_document
     from clarity.render.terminal import print_scan_report, save_report_text
-    from clarity.workflows.every_root_runs import remember_scans
-    from clarity.workflows.roots import for_each_root
-
-    outcomes = for_each_root(settings, _found(settings), scan_one)
-    if record:  # what apply --all carries out, folder by folder
-        remember_scans(outcomes)
-
+    from clarity.workflows import every_root_runs
     from clarity.workflows.roots import settings_for
+
+    outcomes = every_root_runs.scan_every_root(settings, scan_one, record=record)
 
     def again(root: PlansRoot) -> Again:  # each root's hints name its folder
         return Again.of(settings_for(settings, root), scan_words)
@@ -96,14 +80,11 @@ def apply_every_root(
     *,
     rescan: bool,
 ) -> int:
-    """apply in each root: those found now with --rescan, else those scan --all reviewed."""
-    from clarity.workflows.every_root_runs import remember_applies, reviewed_roots
-    from clarity.workflows.roots import for_each_root
+    """apply in each root (workflows/every_root_runs.py), each report printed."""
+    from clarity.workflows import every_root_runs
 
-    roots = _found(settings) if rescan else reviewed_roots()
-    outcomes = _print_runs(settings, for_each_root(settings, roots, apply_one), chosen_format)
-    remember_applies(outcomes)
-    return exit_code(outcomes)
+    outcomes = every_root_runs.apply_every_root(settings, apply_one, rescan=rescan)
+    return exit_code(_print_runs(settings, outcomes, chosen_format))
 
 
 def undo_every_root(

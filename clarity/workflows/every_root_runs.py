@@ -143,3 +143,37 @@ def undo_applies(
     if undone:
         _write(APPLIED, [e for e in entries if e.get("plans_dir") not in undone])
     return outcomes
+
+
+def every_root(settings: Settings) -> Roots:
+    """Every plans folder on the machine; a ClarityError when there is none yet."""
+    from clarity.workflows.roots import find_roots
+
+    found = find_roots(settings)
+    if not found.roots:
+        raise ClarityError(
+            "no plans folder on this machine yet (clarity roots says where it looked); "
+            "Claude Code writes one when a session first plans"
+        )
+    return found
+
+
+def scan_every_root(
+    settings: Settings, scan_one: Callable[[Settings], ScanReport], *, record: bool
+) -> list[RootOutcome[ScanReport]]:
+    """`scan --all`: each folder scanned; recorded, what apply --all carries out."""
+    outcomes = for_each_root(settings, every_root(settings), scan_one)
+    if record:  # what apply --all carries out, folder by folder
+        remember_scans(outcomes)
+    return outcomes
+
+
+def apply_every_root(
+    settings: Settings, apply_one: Callable[[Settings], RunReport], *, rescan: bool
+) -> list[RootOutcome[RunReport]]:
+    """`apply --all`: each folder found now with --rescan, else each folder scan --all
+    reviewed; what it did recorded, for undo --all."""
+    roots = every_root(settings) if rescan else reviewed_roots()
+    outcomes = for_each_root(settings, roots, apply_one)
+    remember_applies(outcomes)
+    return outcomes
