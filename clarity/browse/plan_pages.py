@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from clarity.browse.pages import encoded, plan_url, render
 from clarity.hints import Again
-from clarity.model import Place
+from clarity.model import Place, PlanClass
 
 if TYPE_CHECKING:
     from clarity.model import SessionEvidence
@@ -55,7 +55,10 @@ def _plan_commands(view: PlanView) -> list[tuple[str, str]]:
     commands = [("Print it", again.command("show", stem))]
     listed = view.listed
     if view.place == "live" and listed is not None:
-        if listed.action == "archive" or listed.plan_class in ("completed", "dormant"):
+        if listed.action == "archive" or listed.plan_class in (
+            PlanClass.COMPLETED,
+            PlanClass.DORMANT,
+        ):
             commands.append(("Archive it now", again.command("archive", stem)))
         if listed.action == "trash":
             commands.append(("Trash it with the other stale stubs", again.command("apply")))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from clarity.claude_code.mcp_shapes import Found, Listed, PlanList, PlanText
 from clarity.errors import ClarityError
-from clarity.model import Place
+from clarity.model import Place, PlanClass
 from clarity.settings.config import Settings
 
 TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
@@ -25,7 +25,7 @@ SEARCH_MOST = 100
 REFRESH_SECONDS = 2.0  # a search index refresh stays good this long in the server (run_search)
 RESOURCES_MOST = 500  # plans resources/list offers (the newest): the template reaches every one
 WHERE: dict[str, str | None] = {"all": None, **{place: place for place in Place}}
-CLASSES = ("active", "completed", "stale", "dormant")
+CLASSES = tuple(PlanClass)
 
 
 def since_of(value: str | None) -> datetime | None:

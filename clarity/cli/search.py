@@ -21,18 +21,18 @@ from clarity.cli.options import (
     settings_from,
 )
 from clarity.errors import ClarityError
+from clarity.model import PlanClass
 from clarity.render.terminal import Format, choose_format
 
 if TYPE_CHECKING:
     from clarity.workflows.reports import Found
 
 
-class ClassChoice(StrEnum):
-    ACTIVE = "active"
-    COMPLETED = "completed"
-    STALE = "stale"
-    DORMANT = "dormant"
-    ARCHIVED = "archived"
+# --class's choices: a plan's class (model.PlanClass), or the archive's plans. An enum for
+# typer to offer them; made from PlanClass, so that a new class is a choice at once.
+ClassChoice = StrEnum(  # type: ignore[misc]
+    "ClassChoice", {**{c.name: c.value for c in PlanClass}, "ARCHIVED": "archived"}
+)
 
 
 def _since(value: str | None) -> datetime | None:
