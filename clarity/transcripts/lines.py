@@ -74,8 +74,10 @@ _isabs = os.path.isabs  # strings in, strings out, for every path a transcript n
 class PlanPaths:
     """Tells whether a path a transcript names is a plan in the plans directory."""
 
-    def __init__(self, plans_dir: Path) -> None:
+    def __init__(self, plans_dir: Path, claude_dir: Path | None = None) -> None:
         self.real_dir = os.path.realpath(plans_dir)
+        self.claude_dir = claude_dir  # whose transcripts these are (None: by name alone)
+        self._planned_here: dict[str, bool] = {}
         spellings = {os.path.abspath(plans_dir), self.real_dir}  # noqa: PTH100 (no resolve)
         # As the directory appears inside a JSON string, with a separator after it.
         self.needles = tuple(
@@ -115,6 +117,25 @@ class PlanPaths:
             where = os.path.join(self.real_dir, name)  # noqa: PTH118 - strings, as above
             held = self._held[name] = os.path.lexists(where)
         return held
+
+    def owns(self, name: str, cwd: object) -> bool:
+        """Whether a plan a session names by its slug alone (a "clear context" one names
+        no folder) is this folder's: the folder holds a plan of that name, or it is where
+        Claude Code plans from the session's working directory (the project's
+        plansDirectory, else the config dir's plans: SPEC 2). Never every folder's."""
+        if self.holds(name):
+            return True
+        if self.claude_dir is None or not isinstance(cwd, str) or not _isabs(cwd):
+            return False
+        here = self._planned_here.get(cwd)
+        if here is None:
+            from clarity.settings.locations import ClaudeSettings, project_plans_dir
+
+            where = Path(cwd)
+            project = project_plans_dir(ClaudeSettings(where, self.claude_dir), where)
+            folder = self.claude_dir / "plans" if project is None else project.path
+            here = self._planned_here[cwd] = os.path.realpath(folder) == self.real_dir
+        return here
 
     def outside(self, value: object) -> bool:
         """Whether value is a file outside the plans directory (the work, not the plan)."""
@@ -188,10 +209,12 @@ class Lines:
         if isinstance(cwd, str) and cwd and not self.facts.sidechain:
             self.facts.cwd = cwd
         self._named(plan, time)
-        self.facts.plan = plan
+        owned = self.plans.owns(plan, cwd)
+        if owned:  # else its later ExitPlanMode (no planFilePath) is no plan of this folder
+            self.facts.plan = plan
         digest = digest_of(text)
         self.facts.events.append(Event(time, IMPLEMENTING, plan, "", digest))
-        if self.plans.holds(plan):
+        if owned:
             self._seen(plan, digest, text, time, texts_seen.IMPLEMENTED)
 
     def _plan_record(self, record: dict[str, Any], end: int) -> None:

@@ -75,7 +75,7 @@ class _Reading:
         self.known = {key: facts for key, facts in kept.items() if facts.says_anything}
         self.changed = len(self.known) != len(kept)
         self.notes = list(store.notes) if store else []
-        self.plans = PlanPaths(plans_dir)
+        self.plans = PlanPaths(plans_dir, Path(projects_dir).parent)
         if store_file is not None:  # the texts it reads are set aside beside what it learns
             self.plans.texts = TextsSeen()
         self.plan_sessions = {facts.session for facts in self.known.values()}

@@ -401,21 +401,46 @@ def test_a_project_whose_first_prompt_is_long_is_still_found(cli, machine) -> No
 
 def test_a_text_a_session_carried_is_kept_in_the_root_whose_plan_it_is(cli, machine) -> None:
     # Issue 42, case 4: a "clear context" session names its plan by slug only, never by
-    # folder. Its text was kept in every root (74 texts of other projects' plans in one
-    # project's archive, each then listed twice by search): now only where that plan is.
+    # folder. Its text was kept in every root (73 texts of other projects' plans in one
+    # project's archive, each then listed twice by search): now only in the folder that
+    # holds that plan, or where Claude Code plans from the session's folder (SPEC 2).
     claude = machine["claude"]
-    home_plan = claude / "plans" / "home-plan.md"
-    approved = "# The home plan, as approved\n\n## Steps\n\n1. Ship the quokka change.\n"
-    working = Session("s-implements", start=NOW, cwd=str(machine["beta"]), version=(2, 1, 47))
-    working.implement(home_plan, approved).edit(f"{machine['beta']}/src/quokka.py")
-    working.save(claude, project=str(machine["beta"]).replace("/", "-"))
+    elsewhere = machine["alpha"].parent / "elsewhere"  # a project with no plansDirectory
+    sessions = [
+        # home-plan.md is in ~/.claude/plans; the session worked in a plain project
+        ("s-home", elsewhere, claude / "plans" / "home-plan.md", "quokka"),
+        # alpha plans into docs/plans; its plan is gone (Claude Code's cleanup, say)
+        ("s-alpha", machine["alpha"], machine["alpha"] / "docs" / "plans" / "gone.md", "wombat"),
+    ]
+    for session_id, cwd, plan, word in sessions:
+        approved = f"# A plan, as approved\n\n## Steps\n\n1. Ship the {word} change.\n"
+        working = Session(session_id, start=NOW, cwd=str(cwd), version=(2, 1, 47))
+        working.implement(plan, approved).edit(f"{cwd}/src/{word}.py")
+        # Then plans again in the same chain: an ExitPlanMode with no planFilePath (before
+        # 2.1.76), its plan the chain's slug.
+        working.present(plan, approved.replace(word, f"{word}-platypus"))
+        working.save(claude, project=str(cwd).replace("/", "-"))
 
     applied = cli("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
     assert applied.exit_code == 0, applied.stderr
-    home = cli("history", "home-plan", "--plans-dir", str(claude / "plans"), "--json").json()
-    assert any(v["source"].startswith("approved with clear context") for v in home["versions"])
-    for project in (machine["alpha"] / "docs" / "plans", machine["beta"] / "plans"):
-        elsewhere = cli("history", "home-plan", "--plans-dir", str(project))
-        assert elsewhere.exit_code == 2, elsewhere.stdout  # no such plan there, nor any text
-    hits = cli("search", "quokka", "--json").json()["hits"]
-    assert [hit["name"] for hit in hits] == ["home-plan.md"]
+    roots = {
+        "home": claude / "plans",
+        "alpha": machine["alpha"] / "docs" / "plans",
+        "beta": machine["beta"] / "plans",
+    }
+    kept = {
+        (root, plan): cli("history", plan, "--plans-dir", str(folder)).exit_code == 0
+        for root, folder in roots.items()
+        for plan in ("home-plan", "gone")
+    }
+    assert {key for key, known in kept.items() if known} == {
+        ("home", "home-plan"),
+        ("alpha", "gone"),
+    }
+    for word, plan in (("quokka", "home-plan.md"), ("wombat", "gone.md"), ("platypus", None)):
+        if plan is None:  # in both plans' second texts, each kept once, in its own root
+            hits = cli("search", word, "--json").json()["hits"]
+            assert sorted(hit["name"] for hit in hits) == ["gone.md", "home-plan.md"]
+            continue
+        hits = cli("search", word, "--json").json()["hits"]
+        assert [hit["name"] for hit in hits] == [plan]  # once, where it belongs
