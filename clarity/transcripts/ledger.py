@@ -158,26 +158,69 @@ def _write_text(folder: str, sha256: str, text: str) -> None:
 
 def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """The ledger's lines that are clarity's, oldest first, each with the offset of its
-    end; a damaged one is passed over."""
-    from pathlib import Path
+    end; a damaged one is passed over. Read a piece at a time, never through a link nor
+    from anything but a regular file; of a ledger past LEDGER_MOST, its newest
+    LEDGER_MOST bytes (the oldest lines are passed over, never every one)."""
+    import stat as _stat
 
-    from clarity.fsio import read_regular
+    from clarity.fsio import READ_FLAGS
 
-    try:  # a regular file only, never through a link, and past LEDGER_MOST not clarity's
-        data = read_regular(Path(state_dir) / LEDGER, LEDGER_MOST)
+    try:
+        fd = os.open(os.path.join(state_dir, LEDGER), READ_FLAGS)
     except OSError:
         return
-    end = 0
-    for raw in data.splitlines(keepends=True):
-        end += len(raw)
-        if len(raw) > LINE_MOST or not raw.endswith(b"\n"):
-            continue  # a line still being written is read next time
-        with contextlib.suppress(ValueError, RecursionError):
-            line = json.loads(raw)
-            if (
-                isinstance(line, dict)
-                and line.get("event") in EVENTS
-                and isinstance(line.get("at"), str)
-                and isinstance(line.get("session"), str)
-            ):
-                yield end, line
+    try:
+        info = os.fstat(fd)
+        if not _stat.S_ISREG(info.st_mode):
+            return  # a FIFO, a device: not clarity's ledger
+        start = max(0, info.st_size - LEDGER_MOST)
+        yield from _lines(fd, start, start + LEDGER_MOST)
+    except OSError:
+        return
+    finally:
+        os.close(fd)
+
+
+def _lines(fd: int, start: int, stop: int) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The ledger's lines from start (a line begun before it is passed over) to stop."""
+    position, rest = start, b""
+    first = start > 0  # the window may begin inside a line
+    while position < stop:
+        chunk = os.pread(fd, min(_CHUNK, stop - position), position)
+        if not chunk:
+            break
+        position += len(chunk)
+        lines = (rest + chunk).split(b"\n")
+        rest = lines.pop()  # not ended yet: read on
+        end = position - len(rest)
+        ends = []
+        for raw in reversed(lines):
+            ends.append(end)
+            end -= len(raw) + 1
+        for raw, line_end in zip(lines, reversed(ends), strict=True):
+            if first:
+                first = False
+                continue
+            line = _line(raw)
+            if line is not None:
+                yield line_end, line
+        if len(rest) > LINE_MOST:
+            rest, first = b"", True  # no line of clarity's: passed over to its end
+
+
+_CHUNK = 1 << 20
+
+
+def _line(raw: bytes) -> dict[str, Any] | None:
+    if len(raw) + 1 > LINE_MOST:
+        return None
+    with contextlib.suppress(ValueError, RecursionError):
+        line = json.loads(raw)
+        if (
+            isinstance(line, dict)
+            and line.get("event") in EVENTS
+            and isinstance(line.get("at"), str)
+            and isinstance(line.get("session"), str)
+        ):
+            return line
+    return None
