@@ -75,8 +75,7 @@ def _read_within(stream: TextIO, wait: float) -> str | None:
     try:
         fd = stream.fileno()
     except (OSError, ValueError):
-        text = stream.read(MAX_INPUT + 1)  # not a file (a test's StringIO): read as it is
-        return None if len(text) > MAX_INPUT else text
+        return _read_bounded(stream)  # not a file (a test's StringIO): read as it is
     import select
 
     chunks: list[bytes] = []
@@ -86,8 +85,7 @@ def _read_within(stream: TextIO, wait: float) -> str | None:
         try:
             ready, _, _ = select.select([fd], [], [], max(0.0, left))
         except (OSError, ValueError):  # select cannot wait on it (Windows pipes)
-            text = stream.read(MAX_INPUT + 1)
-            return None if len(text) > MAX_INPUT else text
+            return _read_bounded(stream)
         if not ready:
             break  # stdin left open: what came is read as it is (JSON or not)
         chunk = os.read(fd, MAX_INPUT + 1 - size)
@@ -98,6 +96,11 @@ def _read_within(stream: TextIO, wait: float) -> str | None:
         if size > MAX_INPUT:
             return None
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _read_bounded(stream: TextIO) -> str | None:
+    text = stream.read(MAX_INPUT + 1)
+    return None if len(text) > MAX_INPUT else text
 
 
 def project_dir(data: Mapping[str, Any]) -> str:

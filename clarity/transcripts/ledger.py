@@ -133,8 +133,8 @@ def record(data: Mapping[str, Any], state_dir: str) -> bool:
 
 # The state-file rule, in the standard library alone: never through a link (O_NOFOLLOW),
 # never waiting on a FIFO (O_NONBLOCK: no reader, no open), a regular file only (fstat).
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW
+_NEVER_WAIT = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NEVER_WAIT
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -161,8 +161,6 @@ def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
     end; a damaged one is passed over. Read a piece at a time, never through a link nor
     from anything but a regular file; of a ledger past LEDGER_MOST, its newest
     LEDGER_MOST bytes (the oldest lines are passed over, never every one)."""
-    import stat as _stat
-
     from clarity.fsio import READ_FLAGS
 
     try:
@@ -171,7 +169,7 @@ def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
         return
     try:
         info = os.fstat(fd)
-        if not _stat.S_ISREG(info.st_mode):
+        if not stat.S_ISREG(info.st_mode):
             return  # a FIFO, a device: not clarity's ledger
         start = max(0, info.st_size - LEDGER_MOST)
         yield from _lines(fd, start, start + LEDGER_MOST)
@@ -183,7 +181,7 @@ def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _lines(fd: int, start: int, stop: int) -> Iterator[tuple[int, dict[str, Any]]]:
     """The ledger's lines from start (a line begun before it is passed over) to stop."""
-    position, rest = start, b""
+    position, end, rest = start, start, b""  # end: where the line at hand began
     first = start > 0  # the window may begin inside a line
     while position < stop:
         chunk = os.pread(fd, min(_CHUNK, stop - position), position)
@@ -192,20 +190,14 @@ def _lines(fd: int, start: int, stop: int) -> Iterator[tuple[int, dict[str, Any]
         position += len(chunk)
         lines = (rest + chunk).split(b"\n")
         rest = lines.pop()  # not ended yet: read on
-        end = position - len(rest)
-        ends = []
-        for raw in reversed(lines):
-            ends.append(end)
-            end -= len(raw) + 1
-        for raw, line_end in zip(lines, reversed(ends), strict=True):
-            if first:
-                first = False
-                continue
-            line = _line(raw)
+        for raw in lines:
+            end += len(raw) + 1
+            line = None if first else _line(raw)
+            first = False
             if line is not None:
-                yield line_end, line
-        if len(rest) > LINE_MOST:
-            rest, first = b"", True  # no line of clarity's: passed over to its end
+                yield end, line
+        if len(rest) > LINE_MOST:  # no line of clarity's: passed over to its end
+            end, rest, first = position, b"", True
 
 
 _CHUNK = 1 << 20
