@@ -65,7 +65,8 @@ def markdown_text(text: str) -> str:
     """Outside text (a plan's title, summary, snippet) as Markdown prose that shows it and
     does nothing: raw HTML is text (`<` as `&lt;`, `&` as `&amp;`), and an image is not
     one (`![` as `!\\[`), so no Markdown viewer fetches what a plan names."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace("![", "!\\[")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace("![", "!\\[")
+    return text.replace("__", "\\_\\_").replace("**", "\\*\\*")  # __init__ is no emphasis
 
 
 def code(text: str) -> str:

@@ -19,9 +19,9 @@ _RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _TABLE = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?")
 # Emphasis marks where they open or close a run, never inside a word or a code span
-# (`__init__` stays as it is written, a code span with its backticks).
+# (`__init__` stays as it is written).
 _INLINE = re.compile(r"(?<!\w)(\*\*|__)(?=\S)|(?<=\S)(\*\*|__)(?!\w)")
-_CODE = re.compile(r"(`+[^`]*`+)")  # kept whole, its backticks too
+_CODE = re.compile(r"`+([^`]*)`+")  # its text kept as written, the backticks dropped
 # A link's text for the link, its address holding a pair of brackets at most (a
 # wikipedia address: `Foo_(bar)`) and a title, if any.
 _LINK = re.compile(r"(!?)\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")

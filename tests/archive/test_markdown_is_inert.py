@@ -44,7 +44,8 @@ def test_index_md_shows_a_plans_markup_as_text(archived: Path) -> None:
     _inert(index)
     html = _html(index)
     assert "&lt;img src=" in html  # shown, as the plan wrote it
-    assert "the runbook and `__init__` for details" in index  # the link's text, code kept
+    assert "the runbook and \\_\\_init\\_\\_ for details" in index  # the link's text, code kept
+    assert "the runbook and __init__ for details" in html  # __init__, no emphasis
     assert "(ops))" not in index
 
 

@@ -17,13 +17,13 @@ from clarity.plans.summary import SUMMARY_CHARS, extract_summary, shorten
         ("---\nstatus: done\n---\n# T\n\nBody after frontmatter.\n", "Body after frontmatter."),
         ("Title\n=====\n\nSetext then prose.\n", "Setext then prose."),
         ("# T\n\n```\ncode is not prose\n```\n\n| a | b |\n\n---\n\nProse.\n", "Prose."),
-        ("# T\n\n## Context\n\nSee [the docs](http://x) and `cfg`.\n", "See the docs and `cfg`."),
+        ("# T\n\n## Context\n\nSee [the docs](http://x) and `cfg`.\n", "See the docs and cfg."),
         # A link whose address holds brackets, or a title; an image; emphasis; a code span
         # that holds what would be emphasis elsewhere (issue 42, case 8).
         (
             '# T\n\nSee [the runbook](https://w.org/wiki/Runbook_(ops) "t") ![x](http://x/p.png)'
             " for **details** on `__init__` and snake_case_names.\n",
-            "See the runbook x for details on `__init__` and snake_case_names.",
+            "See the runbook x for details on __init__ and snake_case_names.",
         ),
         ("# T\n\n- [ ] add cache\n- [x] measure\n", "add cache; measure"),
         ("# T\n\n- item\n\nThen prose wins.\n", "Then prose wins."),
