@@ -19,6 +19,7 @@ builds the scan once; the use cases differ only in what they ask of it:
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from enum import Enum
@@ -51,22 +52,16 @@ class PlanFolder:
     def __init__(self, settings: Settings, state: DirState | None = None) -> None:
         self.settings = settings
         self.state = state or DirState.for_plans_dir(settings.plans_dir)
-        self._advisor: list[Advisor | None] = []  # made at the first need
 
-    @classmethod
-    def of(cls, settings: Settings) -> PlanFolder:
-        return cls(settings)
-
+    @functools.cached_property
     def advisor(self) -> Advisor | None:
-        """The agent, when it is on (its SDK is imported only when a request is made)."""
-        if not self._advisor:
-            made = None
-            if self.settings.agent.enabled:
-                from clarity.agent.factory import make_advisor
+        """The agent, when it is on, made at the first need (its SDK is imported only when
+        a request is made)."""
+        if not self.settings.agent.enabled:
+            return None
+        from clarity.agent.factory import make_advisor
 
-                made = make_advisor(self.settings.agent, os.environ)
-            self._advisor.append(made)
-        return self._advisor[0]
+        return make_advisor(self.settings.agent, os.environ)
 
     def restored(self, request: ScanRequest) -> Mapping[str, float]:
         """The plans a person put back from the archive within dormant_days of the
@@ -80,7 +75,7 @@ class PlanFolder:
         agent = self.settings.agent
         if review is Review.NEVER or (review is Review.TO_DECIDE and not agent.archives):
             return None
-        advisor = self.advisor()
+        advisor = self.advisor
         if advisor is None:
             return None
         from clarity.agent.review import dormant_reviewer

@@ -232,7 +232,7 @@ def _apply_locked(
     if not confirm(preview):
         return nothing_done(RunKind.APPLY, settings, notes, "nothing was moved")
     tick = progress("Moving plans", preview.file_count) if progress else None
-    summarize, usage = _summarizer(settings, folder.advisor())
+    summarize, usage = _summarizer(settings, folder.advisor)
     held = {} if rescan else folder.must_stay(request)
     report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     notes.append(f"carried out the scan {proposal.label}")
@@ -271,7 +271,7 @@ def run_archive(
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):
             return nothing_done(RunKind.ARCHIVE, settings, notes, "nothing was moved")
-        summarize, usage = _summarizer(settings, folder.advisor())
+        summarize, usage = _summarizer(settings, folder.advisor)
         report = apply_groups(
             state, proposal, proposal.groups, None, summarize, kind=RunKind.ARCHIVE
         )

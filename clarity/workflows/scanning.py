@@ -43,7 +43,7 @@ def run_scan(
     from clarity.judge.proposal import save_proposal
     from clarity.workflows.pipeline import PlanFolder, Review
 
-    folder = PlanFolder.of(settings)
+    folder = PlanFolder(settings)
     state = folder.state
     if settings.plans_dir.is_dir() and state.running_run() is not None:
         if settle:
