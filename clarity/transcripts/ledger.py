@@ -24,7 +24,7 @@ transcripts' (transcripts/sessions.py):
   presenting session's, with that prompt; the new session is the one that implements it.
 """
 
-# ruff: noqa: PTH103, PTH105, PTH108, PTH118
+# ruff: noqa: PTH103, PTH105, PTH108, PTH116, PTH118
 # (os.path, not pathlib: the hook imports this at every ExitPlanMode, and pathlib alone
 # costs a hook a fifth of its time)
 
@@ -121,14 +121,50 @@ def record(data: Mapping[str, Any], state_dir: str) -> bool:
         # approval is evidence, and the transcript still holds the text.
         _write_text(os.path.join(state_dir, TEXTS), line["sha256"], text)
     data_line = (json.dumps(line, ensure_ascii=True) + "\n").encode("ascii")
-    fd = os.open(os.path.join(state_dir, LEDGER), _APPEND, 0o600)
+    path = os.path.join(state_dir, LEDGER)
+    for _ in range(_REOPENS):
+        fd = os.open(path, _APPEND, 0o600)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device: not clarity's ledger
+                raise OSError(errno.EINVAL, "not a regular file", LEDGER)
+            if _appending_to(fd, path):
+                os.write(fd, data_line)  # one write of a short line: appended whole
+                return True
+        finally:
+            os.close(fd)  # and its lock with it
+    raise OSError(errno.EAGAIN, "the ledger was replaced again and again", LEDGER)
+
+
+_REOPENS = 5
+_LOCK_WAIT = 1.0  # seconds a hook waits for a compaction's last step (ledger_compact.py)
+
+
+def _appending_to(fd: int, path: str) -> bool:
+    """Whether fd is still the ledger at path, under a shared lock held until fd closes.
+
+    A compaction (ledger_compact.py) writes the ledger anew and renames it into place
+    holding the old file's exclusive lock, after copying every line appended so far: a
+    line written under the shared lock is in the old file before that copy, and a hook
+    that opened the old file and locked it after the rename sees it replaced and opens
+    the ledger again. A lock never granted (another program holding one) is waited for
+    only so long: the line is written all the same."""
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO, a device: not clarity's ledger
-            raise OSError(errno.EINVAL, "not a regular file", LEDGER)
-        os.write(fd, data_line)  # one write of a short line: appended whole
-    finally:
-        os.close(fd)
-    return True
+        import fcntl
+    except ImportError:  # no flock here (Windows): nothing compacts a ledger while it runs
+        return True
+    deadline = time.monotonic() + _LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return True
+            time.sleep(0.005)
+    try:
+        return os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False  # gone between: opened again
 
 
 # The state-file rule, in the standard library alone: never through a link (O_NOFOLLOW),
@@ -156,27 +192,43 @@ def _write_text(folder: str, sha256: str, text: str) -> None:
             os.unlink(temp)
 
 
-def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
+class LedgerLines:
     """The ledger's lines that are clarity's, oldest first, each with the offset of its
     end; a damaged one is passed over. Read a piece at a time, never through a link nor
     from anything but a regular file; of a ledger past LEDGER_MOST, its newest
-    LEDGER_MOST bytes (the oldest lines are passed over, never every one)."""
-    from clarity.fsio import READ_FLAGS
+    LEDGER_MOST bytes (the oldest lines are passed over, never every one).
 
-    try:
-        fd = os.open(os.path.join(state_dir, LEDGER), READ_FLAGS)
-    except OSError:
-        return
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return  # a FIFO, a device: not clarity's ledger
-        start = max(0, info.st_size - LEDGER_MOST)
-        yield from _lines(fd, start, start + LEDGER_MOST)
-    except OSError:
-        return
-    finally:
-        os.close(fd)
+    inode, once read: which file was read (a compaction writes the ledger anew, so an
+    offset into the old one says nothing of the new); size: its size when opened."""
+
+    def __init__(self, state_dir: str) -> None:
+        self.path = os.path.join(state_dir, LEDGER)
+        self.inode = 0
+        self.size = 0
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        from clarity.fsio import READ_FLAGS
+
+        try:
+            fd = os.open(self.path, READ_FLAGS)
+        except OSError:
+            return
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return  # a FIFO, a device: not clarity's ledger
+            self.inode, self.size = info.st_ino, info.st_size
+            # To its size now: what hooks append meanwhile is the next reading's.
+            yield from _lines(fd, max(0, info.st_size - LEDGER_MOST), info.st_size)
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+
+
+def read_ledger(state_dir: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The ledger's lines (LedgerLines), where the file they came from does not matter."""
+    return iter(LedgerLines(state_dir))
 
 
 def _lines(fd: int, start: int, stop: int) -> Iterator[tuple[int, dict[str, Any]]]:

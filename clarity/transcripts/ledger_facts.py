@@ -13,9 +13,11 @@ texts the ledger holds are set aside like the transcripts' (texts_seen.py).
 from __future__ import annotations
 
 import hashlib
+import itertools
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from clarity.fsio import read_regular
 from clarity.transcripts import texts_seen
@@ -26,7 +28,7 @@ from clarity.transcripts.ledger import (
     ENDED,
     PRESENTED,
     TEXTS,
-    read_ledger,
+    LedgerLines,
 )
 from clarity.transcripts.lines import PlanPaths
 from clarity.transcripts.store import APPROVED as APPROVED_EVENT
@@ -63,20 +65,53 @@ class _Facts:
         facts.events.append(Event(at, kind, plan, "ledger", sha))
 
 
+class LedgerEnd(NamedTuple):
+    """Where a reading of the ledger ended: the file (its inode) and the offset in it."""
+
+    inode: int
+    offset: int
+
+
 def ledger_facts(
     state_dir: str,
     plans: PlanPaths,
     texts: texts_seen.TextsSeen | None = None,
-    texts_from: int = 0,
-) -> tuple[list[TranscriptFacts], int]:
+    texts_from: LedgerEnd | None = None,
+) -> tuple[list[TranscriptFacts], LedgerEnd]:
     """What the ledger says of this plans dir's plans, as facts per session; and where
     the ledger ends. The texts of lines past texts_from (where the last scan's reading
-    ended) are set aside in texts."""
+    ended) are set aside in texts: every text, if the ledger is another file now (written
+    anew by a compaction) or shorter than that."""
+    lines = LedgerLines(state_dir)
+    first = iter(lines)
+    start = next(first, None)
+    if texts_from is None or texts_from.inode not in (0, lines.inode):
+        from_offset = 0
+    else:
+        from_offset = texts_from.offset if texts_from.offset <= lines.size else 0
+
+    def aside(line: dict[str, Any], plan: str, sha: str, how: str, end: int) -> None:
+        if texts is not None and end > from_offset:
+            _set_aside(texts, state_dir, line, plan, sha, how)
+
+    every = first if start is None else itertools.chain((start,), first)
+    found, end = replay(every, plans, aside)
+    return found, LedgerEnd(lines.inode, end)
+
+
+TextFound = Callable[[dict[str, Any], str, str, str, int], None]  # line, plan, sha, how, end
+
+
+def replay(
+    lines: Iterable[tuple[int, dict[str, Any]]], plans: PlanPaths, text_found: TextFound
+) -> tuple[list[TranscriptFacts], int]:
+    """The ledger's lines (with the offsets of their ends) read as facts per session for
+    one plans dir, each text a line names told to text_found; and the last line's end."""
     found = _Facts()
     shown: dict[str, tuple[dict[str, Any], str]] = {}  # project -> its last plan shown
     ended: dict[str, dict[str, Any]] = {}  # project -> the last session cleared there
     end = 0
-    for end, line in read_ledger(state_dir):
+    for end, line in lines:
         event = line["event"]
         sha = str(line.get("sha256") or "")
         sha = sha if texts_seen.is_sha256(sha) else ""  # a name in ledger-texts/, never a path
@@ -100,8 +135,8 @@ def ledger_facts(
             shown[project] = (line, plan)
         else:
             shown.pop(project, None)  # answered: no "clear context" start approves it
-        if texts is not None and sha and end > texts_from:
-            _set_aside(texts, state_dir, line, plan, sha, _HOW[event])
+        if sha:
+            text_found(line, plan, sha, _HOW[event], end)
     return list(found.by_session.values()), end
 
 

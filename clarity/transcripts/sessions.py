@@ -22,6 +22,7 @@ from clarity.fsio import read_regular, sweep_folder_temps, write_atomic
 from clarity.model import PlanSessions
 from clarity.transcripts.evidence import weigh
 from clarity.transcripts.ledger import TEXTS as LEDGER_TEXTS
+from clarity.transcripts.ledger_facts import LedgerEnd, ledger_facts
 from clarity.transcripts.lines import PlanPaths
 from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, stamp_of, unchanged
 from clarity.transcripts.reader import QUIET_CHECK, read_transcript
@@ -158,25 +159,30 @@ _LEDGER_READ = "ledger-read"  # how far this plans dir's scans set aside the led
 
 def _ledger(ledger_dir: Path, reading: _Reading, store_file: Path | None) -> list[TranscriptFacts]:
     """The ledger's facts for this plans dir; its new texts set aside with the transcripts'."""
-    from clarity.transcripts.ledger_facts import ledger_facts
-
     marker = None if store_file is None else store_file.with_name(_LEDGER_READ)
-    texts_from = 0
-    if marker is not None:
-        with contextlib.suppress(OSError, ValueError):
-            texts_from = int(read_regular(marker, 64).decode("ascii"))
+    texts_from = None if marker is None else _read_to(marker)
     texts = TextsSeen() if marker is not None else None
     facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, texts_from)
-    if end < texts_from:  # the ledger was started anew: every text in it is new
-        facts, end = ledger_facts(os.fspath(ledger_dir), reading.plans, texts, 0)
     if marker is not None and texts is not None and end != texts_from:
         assert store_file is not None
         sweep_folder_temps(ledger_dir / LEDGER_TEXTS)  # texts a hook killed midway began
         if not texts.set_aside(store_file.with_name(TEXTS_FOLDER)):
             return facts  # the marker stays: the next scan sets these texts aside again
         with contextlib.suppress(OSError):
-            write_atomic(marker, str(end).encode("ascii"), durable=False)
+            write_atomic(marker, f"{end.inode} {end.offset}".encode("ascii"), durable=False)
     return facts
+
+
+def _read_to(marker: Path) -> LedgerEnd:
+    """Where this plans dir's scans last read the ledger to: `<inode> <offset>` (a marker
+    written before compactions says the offset alone: inode 0, the file unknown)."""
+    with contextlib.suppress(OSError, ValueError):
+        numbers = [int(part) for part in read_regular(marker, 64).decode("ascii").split()]
+        if len(numbers) == 2:
+            return LedgerEnd(numbers[0], numbers[1])
+        if len(numbers) == 1:
+            return LedgerEnd(0, numbers[0])
+    return LedgerEnd(0, 0)
 
 
 def find_plan_sessions(

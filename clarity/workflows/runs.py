@@ -8,6 +8,7 @@ callback, so the core never touches a terminal.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -168,6 +169,7 @@ def _with_texts_kept(
     kept.problems.extend(carried.problems)
     kept.kept.extend(carried.kept)
     lines = kept.problems[:3]
+    lines.extend(_ledger_compacted(state, settings, now))
     if len(kept.problems) > 3:  # one cause (a read-only archive) says the same for each plan
         lines.append(f"... and {len(kept.problems) - 3} more texts not kept, for now")
     if kept.kept:
@@ -181,6 +183,24 @@ def _with_texts_kept(
             f"deletes them ({names}): once it has, {listing} lists them and restore puts one back"
         )
     return dataclasses.replace(report, notes=(*report.notes, *lines)) if lines else report
+
+
+def _ledger_compacted(state: DirState, settings: Settings, now: datetime) -> list[str]:
+    """The approval ledger compacted, once it has grown enough (ledger_compact.py): what
+    that did, as the run's note."""
+    from clarity.transcripts.ledger_compact import compact
+
+    try:
+        done = compact(os.fspath(state.shared), now.timestamp(), settings.protect_hours)
+    except OSError as error:
+        return [f"the approval ledger was not compacted ({error.strerror or error}): next run"]
+    if done is None or done.after >= done.before:
+        return []
+    return [f"compacted the approval ledger: {_size(done.before)} -> {_size(done.after)}"]
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024 / 1024:.1f} MiB" if count >= 1024 * 1024 else f"{count:,} bytes"
 
 
 def _apply_locked(
