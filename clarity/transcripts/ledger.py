@@ -199,12 +199,14 @@ class LedgerLines:
     LEDGER_MOST bytes (the oldest lines are passed over, never every one).
 
     inode, once read: which file was read (a compaction writes the ledger anew, so an
-    offset into the old one says nothing of the new); size: its size when opened."""
+    offset into the old one says nothing of the new); size: its size when opened, or
+    until, if given: the lines to that size only (a compaction's second reading)."""
 
-    def __init__(self, state_dir: str) -> None:
+    def __init__(self, state_dir: str, until: int | None = None) -> None:
         self.path = os.path.join(state_dir, LEDGER)
         self.inode = 0
         self.size = 0
+        self.until = until
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         from clarity.fsio import READ_FLAGS
@@ -217,9 +219,10 @@ class LedgerLines:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 return  # a FIFO, a device: not clarity's ledger
-            self.inode, self.size = info.st_ino, info.st_size
             # To its size now: what hooks append meanwhile is the next reading's.
-            yield from _lines(fd, max(0, info.st_size - LEDGER_MOST), info.st_size)
+            size = info.st_size if self.until is None else min(self.until, info.st_size)
+            self.inode, self.size = info.st_ino, size
+            yield from _lines(fd, max(0, size - LEDGER_MOST), size)
         except OSError:
             return
         finally:

@@ -24,11 +24,12 @@ read, and renames (ledger.record takes the shared lock and sees the file replace
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -67,31 +68,49 @@ def due(state_dir: str) -> bool:
 
 def compact(state_dir: str, now: float, protect_hours: float) -> Compacted | None:
     """Compact the ledger if due (see the module); None: not due. Raises OSError (a
-    full disk: the old ledger stays as it was)."""
+    full disk: the old ledger stays as it was). The ledger is read a piece at a time,
+    three times (which lines stay, the lines that stay, and the replay of the whole);
+    what is held is the lines that stay."""
     sweep_temps(Path(state_dir) / LEDGER)  # a compaction killed midway began one
     if not due(state_dir):
         return None
-    lines = LedgerLines(state_dir)
-    read = [line for _, line in lines]
-    kept = kept_lines(read)
-    before = lines.size
-    if len(kept) == len(read) and lines.size <= len(_text(kept)):
-        _remember(state_dir, lines.inode, lines.size)
-        return Compacted(before, before)
-    if not same_facts(read, kept, now, protect_hours):
-        _remember(state_dir, lines.inode, lines.size)  # not tried again until it doubles
-        return Compacted(before, before)
-    after = _replace(state_dir, lines.inode, lines.size, _text(kept))
-    return Compacted(before, after)
+    first = LedgerLines(state_dir)
+    numbers, count = kept_numbers(line for _, line in first)
+    inode, size = first.inode, first.size
+
+    def whole() -> Iterator[dict[str, Any]]:
+        """The lines read at first, read again (the same file, to the same size)."""
+        lines = LedgerLines(state_dir, until=size)
+        for _, line in lines:
+            if lines.inode != inode:
+                raise OSError(errno.ESTALE, "the ledger was replaced meanwhile", LEDGER)
+            yield line
+
+    kept = [line for number, line in enumerate(whole()) if number in numbers]
+    if len(kept) == count and size <= len(_text(kept)):
+        _remember(state_dir, inode, size)  # nothing to drop
+        return Compacted(size, size)
+    if not same_facts(whole, kept, now, protect_hours):
+        _remember(state_dir, inode, size)  # not tried again until it doubles
+        return Compacted(size, size)
+    return Compacted(size, _replace(state_dir, inode, size, _text(kept)))
 
 
 def kept_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The lines a compaction keeps, in their order (see the module)."""
+    numbers, _ = kept_numbers(lines)
+    return [lines[number] for number in sorted(numbers)]
+
+
+def kept_numbers(lines: Iterable[dict[str, Any]]) -> tuple[set[int], int]:
+    """Which lines (by their number, from 0) a compaction keeps; and how many there are."""
     keep: set[int] = set()
     first: dict[tuple[Any, ...], int] = {}
     last: dict[tuple[Any, ...], int] = {}
     starts: dict[str, int] = {}  # project -> "clear context" starts so far
-    for index, line in enumerate(lines):
+    count = 0
+    for count, line in enumerate(lines, 1):
+        index = count - 1
         project = str(line.get("cwd"))
         if line["event"] in (ENDED, CLEARED):
             keep.add(index)
@@ -102,7 +121,7 @@ def kept_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first.setdefault(key, index)
         last[key] = index
     keep.update(first.values(), last.values())
-    return [lines[index] for index in sorted(keep)]
+    return keep, count
 
 
 def _hashable(value: object) -> object:
@@ -110,27 +129,30 @@ def _hashable(value: object) -> object:
 
 
 def same_facts(
-    old: list[dict[str, Any]], new: list[dict[str, Any]], now: float, protect_hours: float
+    old: Callable[[], Iterable[dict[str, Any]]],
+    new: list[dict[str, Any]],
+    now: float,
+    protect_hours: float,
 ) -> bool:
     """Whether every plans folder the lines name (the 64 named most, of a ledger that names
     more: each takes a replay of both) gets the same weighed facts, and the same texts to
-    set aside, from the new lines as from the old."""
+    set aside, from the new lines as from the old (read anew for each folder)."""
     named = Counter(
         os.path.dirname(plan)  # noqa: PTH120 - a string in, a string out
-        for line in old
+        for line in new
         if isinstance(plan := line.get("plan"), str) and plan.endswith(".md")
     )
     for folder, _ in named.most_common(_FOLDERS_MOST):
         if not Path(folder).is_absolute():
             continue  # names no plans folder: no reader takes its lines
         plans = PlanPaths(Path(folder))
-        if _facts(old, plans, now, protect_hours) != _facts(new, plans, now, protect_hours):
+        if _facts(old(), plans, now, protect_hours) != _facts(new, plans, now, protect_hours):
             return False
     return True
 
 
 def _facts(
-    lines: list[dict[str, Any]], plans: PlanPaths, now: float, protect_hours: float
+    lines: Iterable[dict[str, Any]], plans: PlanPaths, now: float, protect_hours: float
 ) -> tuple[object, object]:
     texts = texts_seen.TextsSeen()
 
