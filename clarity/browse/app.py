@@ -17,8 +17,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from clarity.browse import pages, plan_pages
+from clarity.browse import pages, plan_pages, twins
 from clarity.errors import ClarityError
+from clarity.render.json_report import dumps, envelope
 from clarity.workflows import browsing
 from clarity.workflows.catalogue import Browser
 
@@ -37,6 +38,10 @@ def _number(value: str | None, default: int) -> int:
         return int(value) if value else default
     except ValueError:
         return default
+
+
+def _json(document: dict[str, object], status: int = 200) -> Response:
+    return Response(dumps(document), status, media_type="application/json")
 
 
 def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
@@ -63,9 +68,9 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
 
         return page
 
-    def plan_list(request: Request) -> Response:
+    def filters(request: Request) -> pages.Filters:
         asked = _query(request)
-        filters = pages.Filters(
+        return pages.Filters(
             plan_class=asked.get("class", ""),
             place=asked.get("place", ""),
             project=asked.get("project", ""),
@@ -73,7 +78,23 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
             sort="old" if asked.get("sort") == "old" else "new",
             page=_number(asked.get("page"), 1),
         )
-        return HTMLResponse(pages.list_page(browser.catalogue(), filters))
+
+    def plan_list(request: Request) -> Response:
+        return HTMLResponse(pages.list_page(browser.catalogue(), filters(request)))
+
+    def plan_list_json(request: Request) -> Response:
+        asked, catalogue = filters(request), browser.catalogue()
+        listed = pages.chosen(catalogue, asked)
+        page, count, rows = pages.one_page(listed, asked.page)
+        return _json(twins.list_document(catalogue, rows, len(listed), page, count))
+
+    def plan_json(request: Request) -> Response:
+        asked = _query(request)
+        try:
+            view = browsing.plan_view(browser.catalogue(), asked.get("r", ""), asked.get("v", ""))
+        except ClarityError as error:
+            return _json(envelope({"error": error.message}), 404)
+        return _json(twins.plan_document(view))
 
     def plan(request: Request) -> Response:
         from clarity.browse.markdown import to_html, too_deep
@@ -139,6 +160,15 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
         catalogue = browser.catalogue() if query else None
         return HTMLResponse(pages.search_page(catalogue, query, place, hits, error))
 
+    def search_json(request: Request) -> Response:
+        asked = _query(request)
+        query, place = asked.get("q", "").strip(), asked.get("place", "")
+        try:
+            found = browsing.found_for(browser, query, place if place in pages.PLACES else None)
+        except ClarityError as error:
+            return _json(twins.search_document(query, None, error.message), 400)
+        return _json(twins.search_document(query, found, None))
+
     def search_hits(request: Request) -> Response:
         query, _, hits, error = found(request)
         return HTMLResponse(pages.hits_fragment(query, hits, error))
@@ -155,9 +185,12 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
 
     routes = [
         Route("/", guarded(plan_list)),
+        Route("/plans.json", guarded(plan_list_json)),
         Route("/plan", guarded(plan)),
+        Route("/plan.json", guarded(plan_json)),
         Route("/diff", guarded(diff)),
         Route("/search", guarded(search)),
+        Route("/search.json", guarded(search_json)),
         Route("/search/hits", guarded(search_hits)),
         Route("/pictures", guarded(pictures)),
         Route("/static/{name}", guarded(static)),

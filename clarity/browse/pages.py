@@ -23,14 +23,15 @@ from markupsafe import Markup
 from clarity.hints import Again
 from clarity.model import Place
 from clarity.printable import format_size
-from clarity.workflows.catalogue import LISTED_CLASSES
+from clarity.workflows.rows import ROW_CLASSES
 
 if TYPE_CHECKING:
     from clarity.workflows.browsing import SearchHit
-    from clarity.workflows.catalogue import Catalogue, Listed
+    from clarity.workflows.catalogue import Catalogue
+    from clarity.workflows.rows import PlanRow
 
 PAGE_ROWS = 200  # plans one page of the list shows
-CLASSES = LISTED_CLASSES
+CLASSES = ROW_CLASSES
 PLACES = tuple(Place)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -123,7 +124,8 @@ def render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
     return _ENV.get_template(template).render(broken=broken, noted=noted, made=made, **values)
 
 
-def _chosen(catalogue: Catalogue, filters: Filters) -> list[Listed]:
+def chosen(catalogue: Catalogue, filters: Filters) -> list[PlanRow]:
+    """The catalogue's plans the filters leave, in the order asked."""
     plans = [
         plan
         for plan in catalogue.plans
@@ -150,11 +152,16 @@ def _list_commands(catalogue: Catalogue) -> list[tuple[str, str]]:
     ]
 
 
+def one_page(listed: list[PlanRow], asked: int) -> tuple[int, int, list[PlanRow]]:
+    """The page asked for (within those there are), how many there are, and its rows."""
+    pages = max(1, math.ceil(len(listed) / PAGE_ROWS))
+    page = min(max(asked, 1), pages)
+    return page, pages, listed[(page - 1) * PAGE_ROWS : page * PAGE_ROWS]
+
+
 def list_page(catalogue: Catalogue, filters: Filters) -> str:
-    chosen = _chosen(catalogue, filters)
-    pages = max(1, math.ceil(len(chosen) / PAGE_ROWS))
-    page = min(max(filters.page, 1), pages)
-    rows = chosen[(page - 1) * PAGE_ROWS : page * PAGE_ROWS]
+    listed = chosen(catalogue, filters)
+    page, pages, rows = one_page(listed, filters.page)
     counted = Counter(plan.plan_class for plan in catalogue.plans)
     roots = {root.id: root for root in catalogue.roots}
     shown = [
@@ -171,7 +178,7 @@ def list_page(catalogue: Catalogue, filters: Filters) -> str:
         "list.html",
         catalogue,
         title="Plans",
-        total=len(chosen),
+        total=len(listed),
         total_all=len(catalogue.plans),
         shown_filters=", ".join(str(item) for item in shown),
         counts=[(name, counted[name]) for name in CLASSES if counted[name]],

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from html import escape
 
-from clarity.workflows.catalogue import LISTED_CLASSES, Listed
+from clarity.workflows.rows import ROW_CLASSES, PlanRow
 
-CLASSES = LISTED_CLASSES
+CLASSES = ROW_CLASSES
 WEEKS = 26  # "the last months": half a year of weeks
 PROJECTS_MOST = 12
 
@@ -28,7 +28,7 @@ def _week(moment: float) -> datetime:
     return day - timedelta(days=day.weekday())
 
 
-def weeks_by_class(plans: Iterable[Listed], now: float) -> list[tuple[datetime, Counter[str]]]:
+def weeks_by_class(plans: Iterable[PlanRow], now: float) -> list[tuple[datetime, Counter[str]]]:
     """(monday, count per class) of the last WEEKS weeks, oldest first: each plan in the
     week (UTC) its file was last written."""
     first = _week(now) - timedelta(weeks=WEEKS - 1)
@@ -51,7 +51,7 @@ def _quarter(when: str | None) -> str | None:
     return f"{moment.year}-Q{(moment.month - 1) // 3 + 1}"
 
 
-def archive_by_quarter(plans: Iterable[Listed]) -> list[tuple[str, int, int]]:
+def archive_by_quarter(plans: Iterable[PlanRow]) -> list[tuple[str, int, int]]:
     """(quarter, archived in it, archived in all up to it), oldest first."""
     added = Counter(
         quarter
@@ -65,7 +65,7 @@ def archive_by_quarter(plans: Iterable[Listed]) -> list[tuple[str, int, int]]:
     return rows
 
 
-def per_project(plans: Iterable[Listed]) -> list[tuple[str, int]]:
+def per_project(plans: Iterable[PlanRow]) -> list[tuple[str, int]]:
     """The projects with the most plans (live, archived, kept), most first."""
     counted = Counter(plan.project or "(no session found)" for plan in plans)
     return counted.most_common(PROJECTS_MOST)

@@ -18,6 +18,7 @@ from clarity.claude_code.mcp_shapes import Found, Listed, PlanList, PlanText
 from clarity.errors import ClarityError
 from clarity.model import Place, PlanClass
 from clarity.settings.config import Settings
+from clarity.workflows.rows import PlanRow, live_rows, rows_json
 
 TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a disk
 PAGE_MOST = 500  # plans one list_plans page holds, at most
@@ -107,28 +108,32 @@ def list_plans(
     after, folder, size = since_of(since), project_of(project), limit_of(limit, PAGE_MOST)
     asked = _question(folder, plan_class, since)
     start = 0 if cursor is None else _start(cursor, asked)
-    plans, notes = _live(settings, folder)
+    rows, notes, now = _live(settings, folder)
     chosen = [
-        plan
-        for plan in plans
-        if (plan_class is None or plan["class"] == plan_class)
-        and (after is None or datetime.fromisoformat(plan["mtime"]) >= after)
+        row
+        for row in rows
+        if (plan_class is None or row.plan_class == plan_class)
+        and (after is None or row.mtime >= after.timestamp())
     ]
     page = chosen[start : start + size]
     more = start + size < len(chosen)
+    fields = Listed.__annotations__
     return PlanList(
         plans_dir=str(settings.plans_dir),
         total=len(chosen),
-        plans=page,
+        plans=[
+            {key: value for key, value in plan.items() if key in fields}  # type: ignore[misc]
+            for plan in rows_json(page, now)
+        ],
         notes=notes,
         nextCursor=_cursor(start + size, asked) if more else None,
     )
 
 
-def _live(settings: Settings, folder: str | None) -> tuple[list[Listed], list[str]]:
-    """The live plans as a scan that records nothing sees them, newest first."""
+def _live(settings: Settings, folder: str | None) -> tuple[list[PlanRow], list[str], datetime]:
+    """The live plans as a scan that records nothing sees them, newest first; and the
+    scan's now (the zone their times are given in)."""
     from clarity.model import ScanRequest
-    from clarity.render.json_report import scan_document
     from clarity.workflows.scanning import run_scan
 
     notes: list[str] = []
@@ -142,10 +147,9 @@ def _live(settings: Settings, folder: str | None) -> tuple[list[Listed], list[st
         record=False,
         settle=False,  # a read-only tool: a killed run is left to the next apply
     )
-    plans = scan_document(report)["plans"]
-    plans.sort(key=lambda plan: (plan["mtime"], plan["name"]), reverse=True)
-    keep = Listed.__annotations__
-    return [{key: plan.get(key) for key in keep} for plan in plans], notes  # type: ignore[misc]
+    rows = live_rows(report)
+    rows.sort(key=lambda row: (row.mtime, row.name), reverse=True)
+    return rows, notes, report.now
 
 
 def _question(*asked: str | None) -> str:

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
 from clarity.model import Place
-from clarity.workflows.catalogue import Browser, Catalogue, Listed, RootView
+from clarity.workflows.catalogue import Browser, Catalogue, RootView
+from clarity.workflows.rows import PlanRow
 
 if TYPE_CHECKING:
     from clarity.model import SessionEvidence
+    from clarity.search import Found
     from clarity.workflows.versions import History
 
 TEXT_SHOWN = 256 * 1024  # of a plan the page renders, at most (the rest: clarity show NAME)
@@ -33,7 +35,7 @@ class PlanView:
     size: int
     frontmatter: str | None  # the YAML between its --- lines, as written
     body: str
-    listed: Listed | None
+    listed: PlanRow | None
     session: SessionEvidence | None
     record: dict[str, Any] | None  # the archive's record of it (None for a sub-plan)
     history: History | None
@@ -136,13 +138,18 @@ class SearchHit:
     value: str | None
 
 
-def search(browser: Browser, query: str, place: str | None, limit: int = 50) -> list[SearchHit]:
+def found_for(browser: Browser, query: str, place: str | None, limit: int = 50) -> Found:
     """`clarity search` as the page asks it: the same index, ranking and snippets."""
     from clarity.model import SearchRequest
     from clarity.workflows.searching import search_plans
 
     request = SearchRequest(query, place=place, limit=limit)
-    found = search_plans(browser.settings, request, reuse_within=2.0)
+    return search_plans(browser.settings, request, reuse_within=2.0)
+
+
+def search(browser: Browser, query: str, place: str | None, limit: int = 50) -> list[SearchHit]:
+    """The search's hits as the page shows them, each with its plan's page if listed."""
+    found = found_for(browser, query, place, limit)
     catalogue = browser.catalogue()
     hits = []
     for hit in found.hits:

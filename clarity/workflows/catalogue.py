@@ -22,40 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
-from clarity.model import Place, PlanClass
+from clarity.model import Place
+from clarity.workflows.rows import ARCHIVED, PlanRow, live_rows
 
 if TYPE_CHECKING:
-    from clarity.model import ScanReport, SessionEvidence
+    from clarity.model import SessionEvidence
     from clarity.settings.config import Settings
 
 STALE_AFTER = 30.0  # seconds a catalogue is shown before the next is made in the background
-
-
-ARCHIVED = "archived"  # the class the list gives an archived plan
-# What a row of the list may be: a live plan's class, archived, or a kept text.
-LISTED_CLASSES: tuple[str, ...] = (*PlanClass, ARCHIVED, Place.KEPT)
-
-
-@dataclass(frozen=True, slots=True)
-class Listed:
-    """One plan as the list shows it: live (with the latest scan's verdict), archived or
-    kept (deleted by Claude Code, its text kept)."""
-
-    root: str  # the id of the plans folder it belongs to (RootView.id)
-    place: str  # Place.LIVE, Place.ARCHIVE or Place.KEPT
-    value: str  # what names it in its root: its name, or its path in the archive
-    name: str
-    title: str | None
-    plan_class: str  # one of LISTED_CLASSES
-    action: str | None  # what apply would do with a live plan
-    reason: str
-    project: str | None
-    mtime: float  # seconds since the epoch
-    size: int
-    cleanup_in_days: int | None  # before Claude Code's own cleanup deletes it
-    parent: str | None = None
-    subplans: tuple[str, ...] = ()
-    archived_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,14 +53,14 @@ class RootView:
 @dataclass(frozen=True, slots=True)
 class Catalogue:
     roots: tuple[RootView, ...]
-    plans: tuple[Listed, ...]
+    plans: tuple[PlanRow, ...]
     made_at: float  # seconds since the epoch
     sessions: dict[tuple[str, str], SessionEvidence] = field(default_factory=dict)
 
     def root(self, root_id: str) -> RootView | None:
         return next((root for root in self.roots if root.id == root_id), None)
 
-    def listed(self, root_id: str, place: str, value: str) -> Listed | None:
+    def listed(self, root_id: str, place: str, value: str) -> PlanRow | None:
         for plan in self.plans:
             if plan.root == root_id and plan.place == place and plan.value == value:
                 return plan
@@ -108,33 +82,7 @@ def _roots(settings: Settings) -> list[Settings]:
     return [settings_for(settings, root) for root in found] or [settings]
 
 
-def _live(report: ScanReport, rid: str) -> list[Listed]:
-    """The live plans, each with its verdict, as `scan --json` words them."""
-    rows = []
-    for verdict in report.verdicts:
-        facts = verdict.facts
-        rows.append(
-            Listed(
-                root=rid,
-                place=Place.LIVE,
-                value=facts.name,
-                name=facts.name,
-                title=facts.title,
-                plan_class=verdict.plan_class.value,
-                action=verdict.action.value,
-                reason=verdict.reason,
-                project=report.project(verdict),
-                mtime=facts.mtime,
-                size=facts.size,
-                cleanup_in_days=report.cleanup_in_days(verdict),
-                parent=verdict.parent,
-                subplans=verdict.subplans,
-            )
-        )
-    return rows
-
-
-def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
+def _shelved(settings: Settings, rid: str) -> tuple[list[PlanRow], list[str]]:
     """The archive's plans and sub-plans, and the kept texts of plans Claude Code deleted."""
     from clarity.archive.shelf import list_archived
 
@@ -143,11 +91,12 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
     for plan in shelf.plans:
         record = plan.record
         rows.append(
-            Listed(
+            PlanRow(
                 root=rid,
                 place=Place.ARCHIVE,
                 value=plan.relative,
                 name=plan.name,
+                path=str(plan.path),
                 title=plan.title,
                 plan_class=ARCHIVED,
                 action=None,
@@ -163,11 +112,12 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[Listed], list[str]]:
         )
     for kept in shelf.kept:
         rows.append(
-            Listed(
+            PlanRow(
                 root=rid,
                 place=Place.KEPT,
                 value=kept.name,
                 name=kept.name,
+                path=str(kept.version.path),
                 title=kept.title,
                 plan_class=Place.KEPT,
                 action=None,
@@ -188,7 +138,7 @@ def make_catalogue(settings: Settings) -> Catalogue:
     from clarity.workflows.scanning import run_scan
 
     roots: list[RootView] = []
-    plans: list[Listed] = []
+    plans: list[PlanRow] = []
     sessions: dict[tuple[str, str], SessionEvidence] = {}
     for chosen in _roots(settings):
         rid = root_id(chosen.plans_dir)
@@ -199,7 +149,7 @@ def make_catalogue(settings: Settings) -> Catalogue:
             # No agent: a page made again every 30 s must not spend tokens each time.
             reading = chosen._replace(agent=chosen.agent._replace(enabled=False))
             report = run_scan(reading, request, notes.append, record=False, settle=False)
-            plans += _live(report, rid)
+            plans += live_rows(report, rid)
             sessions.update({(rid, name): found for name, found in report.sessions.items()})
             notes += report.notes
             notes += [f"{os.fsdecode(item.path)}: {item.reason}" for item in report.skipped]

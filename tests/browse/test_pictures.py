@@ -7,17 +7,18 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from clarity.browse import pictures
-from clarity.workflows.catalogue import Listed
+from clarity.workflows.rows import PlanRow
 
 NOW = datetime(2026, 11, 26, 12, 0, tzinfo=UTC)  # a Thursday
 
 
-def plan(name: str, days_old: float, plan_class: str = "active", **more: Any) -> Listed:
+def plan(name: str, days_old: float, plan_class: str = "active", **more: Any) -> PlanRow:
     values: dict[str, Any] = {
         "root": "r",
         "place": "live",
         "value": name,
         "name": name,
+        "path": f"/plans/{name}",
         "title": None,
         "plan_class": plan_class,
         "action": None,
@@ -28,7 +29,7 @@ def plan(name: str, days_old: float, plan_class: str = "active", **more: Any) ->
         "cleanup_in_days": None,
     }
     values.update(more)
-    return Listed(**values)
+    return PlanRow(**values)
 
 
 def test_each_plan_counts_in_the_week_its_file_was_last_written():
