@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from clarity.render.json_report import envelope
 
 if TYPE_CHECKING:
-    from clarity.workflows.reports import Found
     from clarity.workflows.browsing import PlanView
     from clarity.workflows.catalogue import Catalogue
+    from clarity.workflows.reports import Found
     from clarity.workflows.rows import PlanRow
 
 ZONE = datetime.now().astimezone().tzinfo  # the page's times, as its HTML shows them

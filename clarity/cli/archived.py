@@ -10,19 +10,15 @@ import typer
 
 from clarity import hints
 from clarity.cli.app import app
+from clarity.cli.groups import Folders, Shape, grouped, settings_from
 from clarity.cli.options import (
     AllRootsOption,
-    ArchiveDirOption,
-    FormatOption,
     JsonOption,
-    PlansDirOption,
     YesOption,
-    check_one_root_options,
     note,
-    settings_from,
 )
 from clarity.render.output import say
-from clarity.render.terminal import Format, asking, choose_format, print_run_report
+from clarity.render.terminal import Format, asking, print_run_report
 
 if TYPE_CHECKING:
     from clarity.settings.config import Settings
@@ -35,22 +31,22 @@ def _hint(settings: Settings, verb: str, *args: str) -> str:
 
 
 @app.command()
+@grouped
 def archived(
     query: Annotated[
         str | None,
         typer.Argument(help="Only plans whose name, title, summary or text holds this (any case)."),
     ] = None,
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    *,
+    folders: Folders,
+    shape: Shape,
     all_roots: AllRootsOption = False,
 ) -> int:
     """List the archive's plans, newest first by quarter (or those matching QUERY). Read-only."""
-    settings = settings_from(locals())
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders)
+    chosen_format = shape.format
     if all_roots:
-        check_one_root_options(plans_dir, archive_dir)
+        folders.check_none_for_all()
         return _archived_every_root(settings, query, chosen_format)
     from clarity.workflows.archived import list_archive
 
@@ -129,19 +125,20 @@ VersionOption = Annotated[
 
 
 @app.command()
+@grouped
 def show(
     name: Annotated[
         str,
         typer.Argument(help="A plan, live, archived or kept: foo, foo.md, or 2026-Q4/foo.md."),
     ],
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
     json_output: JsonOption = False,
     version: VersionOption = None,
 ) -> None:
     """Print a plan (live first, then the archive): rendered in a terminal, its exact bytes
     when piped. Read-only."""
-    settings = settings_from(locals())
+    settings = settings_from(folders)
     if version is not None:
         _show_version(settings, name, version, json_output)
         return
@@ -172,19 +169,19 @@ def show(
 
 
 @app.command()
+@grouped
 def restore(
     name: Annotated[
         str, typer.Argument(help="The archived plan to put back: foo, foo.md, or 2026-Q4/foo.md.")
     ],
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
     yes: YesOption = False,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    shape: Shape,
 ) -> int:
     """Put an archived plan back, with its sub-plans; it stays active for dormant_days."""
-    settings = settings_from(locals())
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders)
+    chosen_format = shape.format
     from clarity.render.shelf_report import restore_preview_lines
     from clarity.workflows.restoring import run_restore
 
@@ -223,14 +220,15 @@ def _show_version(settings: Settings, name: str, number: int, json_output: bool)
 
 
 @app.command()
+@grouped
 def history(
     name: Annotated[str, typer.Argument(help="A plan, live, archived or gone: foo or foo.md.")],
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
     json_output: JsonOption = False,
 ) -> None:
     """List every text clarity knows of a plan, oldest first. Read-only."""
-    settings = settings_from(locals())
+    settings = settings_from(folders)
     from clarity.render import history_report
     from clarity.workflows.versions import plan_history
 
@@ -252,6 +250,7 @@ def history(
 
 
 @app.command()
+@grouped
 def diff(
     name: Annotated[str, typer.Argument(help="A plan, live, archived or gone: foo or foo.md.")],
     first: Annotated[
@@ -261,11 +260,11 @@ def diff(
     second: Annotated[
         int | None, typer.Argument(metavar="B", help="The newer version (default: the latest).")
     ] = None,
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
 ) -> None:
     """Show what changed between two versions of a plan, as a unified diff. Read-only."""
-    settings = settings_from(locals())
+    settings = settings_from(folders)
     from clarity.render.history_report import diff_text
     from clarity.render.output import say_text
     from clarity.workflows.versions import diff_texts, plan_history

@@ -7,14 +7,15 @@ from typing import Annotated
 import typer
 
 from clarity.cli.app import app
-from clarity.cli.options import ArchiveDirOption, PlansDirOption, settings_from
+from clarity.cli.groups import Folders, grouped, settings_from
 from clarity.render.output import say
 
 
 @app.command()
+@grouped
 def browse(
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
     port: Annotated[
         int,
         typer.Option(
@@ -26,7 +27,7 @@ def browse(
     ] = False,
 ) -> None:
     """Look at every plan in a browser: list, search, plan pages, diffs, pictures. Read-only."""
-    settings = settings_from(locals())
+    settings = settings_from(folders)
     from clarity.browse.server import serve
 
     serve(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,7 +14,6 @@ from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
     from clarity.model import ScanRequest
-    from clarity.settings.config import Settings
 
 # Help is plain text (cli/app.py): a [default: ...] here is shown as written. These
 # options default to None so that the environment and the config file can set them
@@ -174,40 +173,6 @@ TrustPlansDirOption = Annotated[
         "--plans-dir must not send a project's files to the trash.",
     ),
 ]
-
-
-def check_one_root_options(
-    plans_dir: str | None, archive_dir: str | None, *more: str | None
-) -> None:
-    """--all picks its folders itself: an option that names one folder would be ignored."""
-    from clarity.errors import ClarityError
-
-    for option, value in (("--plans-dir", plans_dir), ("--archive-dir", archive_dir)):
-        if value is not None:
-            raise ClarityError(
-                f"--all acts on every plans folder, each with its own archive, so {option} "
-                f"is refused; give {option} without --all to act on one folder"
-            )
-
-
-# The options every command that reads plans takes, named as config keys.
-_SETTING_OPTIONS = (
-    "plans_dir",
-    "archive_dir",
-    "stale_days",
-    "stale_bytes",
-    "dormant_days",
-    "protect_hours",
-    "agent",
-)
-
-
-def settings_from(parameters: dict[str, Any]) -> Settings:
-    """Settings from a command's parameters (pass `locals()` first thing)."""
-    from clarity.settings.config import load_settings
-
-    options = {key: parameters.get(key) for key in _SETTING_OPTIONS}
-    return load_settings(options, os.environ, Path.cwd())
 
 
 def given_path(value: str, option: str) -> Path:

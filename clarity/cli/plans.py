@@ -9,35 +9,25 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from clarity.cli.app import app
+from clarity.cli.groups import Folders, Moment, Shape, Thresholds, grouped, settings_from
 from clarity.cli.options import (
     AgentOption,
     AllRootsOption,
-    ArchiveDirOption,
-    CurrentOption,
-    DormantDaysOption,
     FormatOption,
     FullOption,
     IncludeTrackedOption,
     JsonOption,
-    NowOption,
     OutputOption,
-    PlansDirOption,
     PrintOnlyOption,
     ProjectOption,
     ProposalOption,
     ProtectHoursOption,
     RecordOption,
     RescanOption,
-    SessionOption,
-    StaleBytesOption,
-    StaleDaysOption,
     TrustPlansDirOption,
     YesOption,
-    check_one_root_options,
     given_path,
     note,
-    scan_request,
-    settings_from,
 )
 from clarity.errors import ClarityError
 from clarity.hints import Again
@@ -59,20 +49,16 @@ if TYPE_CHECKING:
 
 
 @app.command()
+@grouped
 def scan(
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
-    now: NowOption = None,
-    stale_days: StaleDaysOption = None,
-    stale_bytes: StaleBytesOption = None,
-    dormant_days: DormantDaysOption = None,
-    current: CurrentOption = None,
-    session: SessionOption = None,
+    *,
+    folders: Folders,
+    moment: Moment,
+    thresholds: Thresholds,
     protect_hours: ProtectHoursOption = None,
     project: ProjectOption = None,
     agent: AgentOption = None,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    shape: Shape,
     output: OutputOption = None,
     show_all: FullOption = False,
     all_roots: AllRootsOption = False,
@@ -82,24 +68,24 @@ def scan(
 ) -> int:
     """Classify every plan and show what apply would do. Moves nothing."""
     _refuse_output_with_print_only(print_only, output)
-    settings = settings_from(locals())._replace(include_tracked=include_tracked)
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders, thresholds, protect_hours=protect_hours, agent=agent)
+    settings = settings._replace(include_tracked=include_tracked)
+    chosen_format = shape.format
     bar = ProgressBar(chosen_format is not Format.JSON)
     where = None if project is None else given_path(project, "--project").absolute()
-    request = scan_request(now, current, session, where)
+    request = moment.request(where)
     scan_one = functools.partial(
         _scan_one, request=request, bar=bar, record=record, print_only=print_only
     )
-    shaping: dict[str, str | float | None] = {"--now": now, "--stale-days": stale_days}
-    shaping |= {"--stale-bytes": stale_bytes, "--dormant-days": dormant_days}
-    shaping |= {"--protect-hours": protect_hours, "--session": session}
+    shaping: dict[str, str | float | None] = {"--now": moment.now, **thresholds.given()}
+    shaping |= {"--protect-hours": protect_hours, "--session": moment.session}
     shaping["--project"] = None if where is None else str(where)
-    scan_words = _scan_words(shaping, current)
+    scan_words = _scan_words(shaping, moment.current)
     try:
         if all_roots:
             from clarity.cli.roots import scan_every_root
 
-            check_one_root_options(plans_dir, archive_dir)
+            folders.check_none_for_all()
             saved = None if output is None else given_path(output, "--output")
             return scan_every_root(
                 settings,
@@ -185,17 +171,16 @@ def _show_scan(
 
 
 @app.command("config")
+@grouped
 def show_config(
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
-    stale_days: StaleDaysOption = None,
-    stale_bytes: StaleBytesOption = None,
-    dormant_days: DormantDaysOption = None,
+    *,
+    folders: Folders,
+    thresholds: Thresholds,
     protect_hours: ProtectHoursOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Show every effective setting and where it came from."""
-    settings = settings_from(locals())
+    settings = settings_from(folders, thresholds, protect_hours=protect_hours)
     from clarity.render.config_report import print_config
     from clarity.workflows.configuration import view_config
 
@@ -257,39 +242,34 @@ def _only_with_rescan(
 
 
 @app.command()
+@grouped
 def apply(
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
-    now: NowOption = None,
-    stale_days: StaleDaysOption = None,
-    stale_bytes: StaleBytesOption = None,
-    dormant_days: DormantDaysOption = None,
-    current: CurrentOption = None,
-    session: SessionOption = None,
+    *,
+    folders: Folders,
+    moment: Moment,
+    thresholds: Thresholds,
     protect_hours: ProtectHoursOption = None,
     agent: AgentOption = None,
     rescan: RescanOption = False,
     yes: YesOption = False,
     proposal: ProposalOption = None,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    shape: Shape,
     trust_plans_dir: TrustPlansDirOption = False,
     all_roots: AllRootsOption = False,
     include_tracked: IncludeTrackedOption = False,
 ) -> int:
     """Carry out the latest scan: archive completed plans, trash stale ones."""
-    settings = settings_from(locals())._replace(include_tracked=include_tracked)
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders, thresholds, protect_hours=protect_hours, agent=agent)
+    settings = settings._replace(include_tracked=include_tracked)
+    chosen_format = shape.format
     if not rescan:
-        shaping = {"--stale-days": stale_days, "--stale-bytes": stale_bytes}
-        shaping["--dormant-days"] = dormant_days
-        _only_with_rescan(settings, shaping, include_tracked=include_tracked)
+        _only_with_rescan(settings, thresholds.given(), include_tracked=include_tracked)
     from clarity.render.run_report import preview_lines
     from clarity.workflows.runs import run_apply
 
     bar = ProgressBar(chosen_format is not Format.JSON)
     confirm = asking(yes, "apply", chosen_format, preview_lines, bar=bar)
-    request = scan_request(now, current, session)
+    request = moment.request()
 
     apply_one = functools.partial(
         run_apply,
@@ -305,7 +285,7 @@ def apply(
         if all_roots:
             from clarity.cli.roots import apply_every_root
 
-            check_one_root_options(plans_dir, archive_dir)
+            folders.check_none_for_all()
             if proposal is not None:
                 raise ClarityError(
                     "--proposal names one folder's scan, and --all applies each folder's "
@@ -319,12 +299,12 @@ def apply(
 
 
 @app.command()
+@grouped
 def undo(
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
     yes: YesOption = False,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    shape: Shape,
     all_roots: Annotated[
         bool,
         typer.Option("--all", help="Undo the latest apply --all, in every folder it moved in."),
@@ -332,8 +312,8 @@ def undo(
 ) -> int:
     """Put back what the latest apply, archive or restore moved (from the archive, the trash,
     or into the archive again)."""
-    settings = settings_from(locals())
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders)
+    chosen_format = shape.format
     from clarity.render.run_report import undo_preview_lines
     from clarity.workflows.runs import run_undo
 
@@ -345,36 +325,35 @@ def undo(
     if all_roots:
         from clarity.cli.roots import undo_every_root
 
-        check_one_root_options(plans_dir, archive_dir)
+        folders.check_none_for_all()
         return undo_every_root(settings, undo_one, chosen_format)
     report = undo_one(settings)
     return print_run_report(report, chosen_format, Again.of(settings))
 
 
 @app.command()
+@grouped
 def archive(
     names: Annotated[
         list[str],
         typer.Argument(metavar="NAME...", help="Plans to archive, as the scan names them."),
     ],
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
-    now: NowOption = None,
-    current: CurrentOption = None,
-    session: SessionOption = None,
+    *,
+    folders: Folders,
+    moment: Moment,
     protect_hours: ProtectHoursOption = None,
     agent: AgentOption = None,
     yes: YesOption = False,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    shape: Shape,
     include_tracked: IncludeTrackedOption = False,
 ) -> int:
     """Archive the plans you name, with their sub-plans: any plan but one a live session uses."""
-    settings = settings_from(locals())._replace(include_tracked=include_tracked)
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders, protect_hours=protect_hours, agent=agent)
+    settings = settings._replace(include_tracked=include_tracked)
+    chosen_format = shape.format
     from clarity.render.run_report import preview_lines
     from clarity.workflows.runs import run_archive
 
     confirm = asking(yes, "archive", chosen_format, preview_lines)
-    report = run_archive(settings, scan_request(now, current, session), names, confirm=confirm)
+    report = run_archive(settings, moment.request(), names, confirm=confirm)
     return print_run_report(report, chosen_format, Again.of(settings))

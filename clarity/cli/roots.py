@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clarity.cli.app import app
-from clarity.cli.options import FormatOption, JsonOption, settings_from
+from clarity.cli.groups import Folders, Shape, grouped, settings_from
 from clarity.errors import ClarityError
 from clarity.hints import Again
 from clarity.render import output
-from clarity.render.terminal import Format, choose_format
+from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
     from clarity.model import ScanReport
@@ -23,14 +23,15 @@ if TYPE_CHECKING:
 
 
 @app.command()
-def roots(json_output: JsonOption = False, output_format: FormatOption = None) -> None:
+@grouped
+def roots(*, shape: Shape) -> None:
     """List every plans folder on the machine and how it was found: each Claude config
     dir's plans, and each project's plansDirectory. Read-only."""
     from clarity.render.roots_report import print_roots
     from clarity.workflows.roots import find_roots
 
-    settings = settings_from({})
-    print_roots(find_roots(settings), choose_format(json_output, output_format))
+    settings = settings_from(Folders())
+    print_roots(find_roots(settings), shape.format)
 
 
 def scan_every_root(

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from clarity.cli.app import App, Group, app, help_when_bare
-from clarity.cli.options import ArchiveDirOption, PlansDirOption, note, settings_from
+from clarity.cli.groups import Folders, grouped, settings_from
+from clarity.cli.options import note
 from clarity.errors import ClarityError
 from clarity.render.output import say
 from clarity.schedule.choose import SchedulerName
@@ -36,6 +37,7 @@ SchedulerOption = Annotated[
 
 
 @schedule_app.command("install")
+@grouped
 def install(
     scheduler: SchedulerOption = SchedulerName.AUTO,
     mode: Annotated[
@@ -45,11 +47,11 @@ def install(
             help="apply: apply --rescan --yes. report: only scan, saving a markdown report.",
         ),
     ] = Mode.APPLY,
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
 ) -> None:
     """Install a weekly run of clarity (Mondays at 10:00)."""
-    settings = settings_from(locals())
+    settings = settings_from(folders)
     from clarity.executable import clarity_argv
     from clarity.schedule.choose import every_scheduler
     from clarity.schedule.choose import scheduler as choose

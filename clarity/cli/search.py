@@ -10,19 +10,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from clarity.cli.app import app
+from clarity.cli.groups import Folders, Shape, grouped, settings_from
 from clarity.cli.options import (
-    ArchiveDirOption,
-    FormatOption,
-    JsonOption,
-    PlansDirOption,
     ProjectOption,
     given_path,
     note,
-    settings_from,
 )
 from clarity.errors import ClarityError
 from clarity.model import PlanClass
-from clarity.render.terminal import Format, choose_format
+from clarity.render.terminal import Format
 
 if TYPE_CHECKING:
     from clarity.workflows.reports import Found
@@ -47,6 +43,7 @@ def _since(value: str | None) -> datetime | None:
 
 
 @app.command()
+@grouped
 def search(
     words: Annotated[
         list[str],
@@ -55,8 +52,8 @@ def search(
             help="Words the plan holds, any case (all); -word: without it (after --).",
         ),
     ],
-    plans_dir: PlansDirOption = None,
-    archive_dir: ArchiveDirOption = None,
+    *,
+    folders: Folders,
     project: ProjectOption = None,
     plan_class: Annotated[
         ClassChoice | None,
@@ -69,12 +66,11 @@ def search(
     limit: Annotated[
         int, typer.Option("--limit", min=1, metavar="N", help="Hits shown, at most.")
     ] = 20,
-    json_output: JsonOption = False,
-    output_format: FormatOption = None,
+    shape: Shape,
 ) -> None:
     """Find any plan, live or archived, by its words: best first, with where it lives."""
-    settings = settings_from(locals())
-    chosen_format = choose_format(json_output, output_format)
+    settings = settings_from(folders)
+    chosen_format = shape.format
     from clarity.workflows.searching import search_plans
 
     query = " ".join(words)
@@ -115,9 +111,10 @@ def _show_hits(found: Found, chosen_format: Format) -> None:
 
 
 @app.command("mcp")
-def mcp_server(plans_dir: PlansDirOption = None, archive_dir: ArchiveDirOption = None) -> None:
+@grouped
+def mcp_server(*, folders: Folders) -> None:
     """Answer Claude over MCP on stdio: search_plans, get_plan, list_plans. Read-only."""
-    settings = settings_from(locals())
+    settings = settings_from(folders)
     try:
         from clarity.claude_code.mcp_server import serve
     except ImportError:
