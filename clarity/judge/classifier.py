@@ -8,7 +8,7 @@ are handed in as `Evidence`; this module only weighs them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, time, timedelta, tzinfo
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
@@ -33,6 +33,8 @@ class Rules(NamedTuple):
     markers: tuple[Marker, ...]
     thresholds: Thresholds
     agent_min_confidence: float = AGENT_MIN_CONFIDENCE  # a `finished` verdict decides from here
+    # Which plans are sub-plans of which root parent: the plan source's naming (sources/)
+    sub_plans: Callable[[set[str]], Mapping[str, str]] = root_parents
 
 
 _NO_SESSIONS: Mapping[str, SessionEvidence] = MappingProxyType({})
@@ -343,7 +345,7 @@ def classify(
     """
     scan = _Scan.of(rules, now, current, in_use, evidence)
     own = {facts.name: _classify_one(facts, scan) for facts in plans}
-    roots = root_parents(own)
+    roots = rules.sub_plans(set(own))
     children: dict[str, list[str]] = {}
     for child, root_name in roots.items():
         children.setdefault(root_name, []).append(child)

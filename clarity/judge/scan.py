@@ -23,13 +23,14 @@ from clarity.model import (
     Verdict,
 )
 from clarity.plans.facts_cache import FactsCache
+from clarity.plans.folder_signs import project_signs as project_signs
 from clarity.plans.markers import compile_markers
 from clarity.plans.reader import NotARegularFile, fingerprint, read_plans_dir
 from clarity.plans.tracked import NOT_IN_GIT, Tracked, tracked_plans
 from clarity.progress import Progress
 from clarity.settings.config import Settings
 from clarity.settings.locations import Origin, expand_home
-from clarity.state import DirState
+from clarity.sources import source_named
 
 
 def check_plans_dir(settings: Settings) -> None:
@@ -49,37 +50,6 @@ def check_plans_dir(settings: Settings) -> None:
             "point --plans-dir at the folder that holds your plans"
         )
     check_layout(plans_dir, settings.archive_dir)
-
-
-# A project's own files: with .git, or two of these, a folder is a project, not a plans
-# directory (a plans dir may keep a README of its own, never a build file beside it).
-_PROJECT_FILES = (
-    "README.md",
-    "CHANGELOG.md",
-    "CONTRIBUTING.md",
-    "LICENSE",
-    "LICENSE.md",
-    "pyproject.toml",
-    "package.json",
-    "Cargo.toml",
-    "go.mod",
-    "setup.py",
-    "Makefile",
-    "pom.xml",
-    "Gemfile",
-)
-
-
-# Alone enough: git's folder, and a project's memory for Claude Code or other agents.
-_SURE_SIGNS = (".git", "CLAUDE.md", "AGENTS.md")
-
-
-def project_signs(plans_dir: Path) -> list[str]:
-    """What makes a folder plainly a project's (.git, CLAUDE.md, AGENTS.md, or two of
-    README, CHANGELOG...); none for a plans directory."""
-    names = (*_SURE_SIGNS, *_PROJECT_FILES)
-    found = [name for name in names if os.path.lexists(plans_dir / name)]
-    return found if set(found) & set(_SURE_SIGNS) or len(found) >= 2 else []
 
 
 def check_not_a_project(plans_dir: Path, source: str) -> None:
@@ -123,26 +93,9 @@ def unknown_current(values: Iterable[str], plans_dir: Path, known: Iterable[str]
 def live_sessions(
     settings: Settings, now: datetime, session: str | None, *, go_on: bool = False
 ) -> PlanSessions:
-    """What Claude Code's transcripts say about this plans dir's plans as of now.
-
-    What they said before is kept in the plans dir's state folder: only what
-    was appended since is read. go_on: start where a scan cut short stopped.
-    """
-    from clarity.transcripts.sessions import (
-        find_plan_sessions,  # only a scan with plans pays for it
-    )
-
-    state = DirState.for_plans_dir(settings.plans_dir)
-    return find_plan_sessions(
-        settings.claude_dir / "projects",
-        settings.plans_dir,
-        now.timestamp(),
-        settings.protect_hours,
-        session or None,
-        state.sessions_file,
-        go_on=go_on,
-        ledger_dir=state.shared,
-    )
+    """What the sessions of the folder's agent say about its plans as of now (its plan
+    source's, sources/). go_on: start where a scan cut short stopped."""
+    return source_named(settings.plan_source).sessions(settings, now, session, go_on=go_on)
 
 
 def _hashed_where_compared(
@@ -268,11 +221,15 @@ def scan(
             "check its permissions"
         ) from None
     # With no plans there is nothing for the transcripts to tell about.
-    sessions = live_sessions(settings, now, session, go_on=go_on) if listing.plans else NO_SESSIONS
+    source = source_named(settings.plan_source)
+    sessions = (
+        source.sessions(settings, now, session, go_on=go_on) if listing.plans else NO_SESSIONS
+    )
     rules = Rules(
         markers=compile_markers(settings.markers),
         thresholds=settings.thresholds,
         agent_min_confidence=settings.agent.min_confidence,
+        sub_plans=source.sub_plans,
     )
     current_names = current_plan_names(current, settings.plans_dir) | sessions.current
     evidence = Evidence(sessions=sessions.evidence, restored=restored, presented=sessions.presented)

@@ -34,6 +34,7 @@ def root_document(root: PlansRoot) -> dict[str, Any]:
         "archive_source": root.archive_source,
         "claude_config_dir": os.fsdecode(root.claude_dir),
         "project": None if root.project is None else os.fsdecode(root.project),
+        "agent": root.agent,  # whose plans: the plan source's name (claude-code, ...)
     }
 
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from clarity.errors import ClarityError
 from clarity.settings.locations import Origin, Source
+from clarity.sources import source_named
+from clarity.sources.claude_code import NAME as CLAUDE_CODE
 from clarity.workflows.roots import PlansRoot, RootOutcome, Roots, for_each_root
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ def _entry(root: PlansRoot, **more: str) -> dict[str, Any]:
     entry["project"] = None if root.project is None else os.fsdecode(root.project)
     entry.update({key: getattr(root, key) for key in _TEXTS}, **more)
     entry["archive_origin"] = root.archive_source.origin.value  # what code decides on
+    entry["agent"] = root.agent
     return entry
 
 
@@ -48,9 +51,11 @@ def _root(entry: Any) -> PlansRoot | None:
         return None
     if not isinstance(project, str | None):
         return None
+    agent = str(entry.get("agent") or CLAUDE_CODE)  # an entry written before there were others
     try:
         archive_origin = Origin(entry.get("archive_origin"))
-    except ValueError:  # a record of an earlier version: scan --all again
+        source_named(agent)
+    except (ValueError, KeyError):  # a record of an earlier version, or a hand's: scan again
         return None
     return PlansRoot(
         Path(str(texts["plans_dir"])),
@@ -59,6 +64,7 @@ def _root(entry: Any) -> PlansRoot | None:
         Source(str(texts["archive_source"]), archive_origin),
         Path(str(texts["claude_dir"])),
         None if project is None else Path(project),
+        agent,
     )
 
 

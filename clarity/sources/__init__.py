@@ -1,0 +1,111 @@
+"""Plan sources: the coding agents whose plans clarity keeps, one module per agent (in the
+style of doc2dash's parsers), each behind the one `PlanSource` Protocol and listed in
+`SOURCES`. The core (judge, executor, archive, search, browse, MCP) names no agent: it
+asks a folder's source.
+
+A source says, for its agent:
+- where its plans folders are on this machine, user-wide and per project (`folders`),
+  and which files in them are plans (`is_plan`);
+- how a plan's name reads: which plans are sub-plans of which (`sub_plans`);
+- what its sessions say of each plan (`sessions`: Claude Code's transcripts and the
+  approval ledger);
+- its own cleanup, if any (`retention`: what drives keeping and the countdown);
+- whether clarity may move files out of its folders (`may_move`): a person's plans
+  folder, yes; an agent's session store, never (clarity keeps a copy of the text).
+
+Adding an agent: a module here with a class that meets `PlanSource`, its name in
+`SOURCES`, its fixtures and tests (docs/architecture.md walks it through).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from clarity.model import PlanSessions, Retention
+    from clarity.settings.config import Settings
+    from clarity.settings.locations import Source
+
+
+@dataclass(frozen=True, slots=True)
+class PlansRoot:
+    """One plans folder a source found, and what goes with it."""
+
+    plans_dir: Path
+    source: str  # how it was found, for people
+    archive_dir: Path
+    archive_source: Source
+    claude_dir: Path  # the config dir whose sessions tell about these plans
+    project: Path | None  # the project it lies in; None for an agent's own folder
+    agent: str = "claude-code"  # the PlanSource.name of the agent whose plans these are
+
+
+@dataclass(frozen=True, slots=True)
+class PassedOver:
+    """A folder that names plans, and why it is not a root."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a source found on this machine: its roots, and the folders it passed over."""
+
+    roots: tuple[PlansRoot, ...]
+    passed_over: tuple[PassedOver, ...]
+
+
+class PlanSource(Protocol):
+    """One coding agent's plans, as clarity reads them (see the module)."""
+
+    @property
+    def name(self) -> str:
+        """Its name in JSON, in `clarity roots` and in options: `claude-code`."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """Its name in prose: `Claude Code`."""
+        ...
+
+    @property
+    def may_move(self) -> bool:
+        """Whether clarity may move files out of its folders (archive, trash)."""
+        ...
+
+    def folders(self, settings: Settings, home: Path) -> Found:
+        """Every plans folder of this agent on the machine, each real folder once."""
+        ...
+
+    def is_plan(self, name: str) -> bool:
+        """Whether a file of that name in one of its folders is a plan."""
+        ...
+
+    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
+        """Each sub-plan among names, mapped to its root parent (plain plans are absent)."""
+        ...
+
+    def sessions(
+        self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
+    ) -> PlanSessions:
+        """What its sessions say about the plans of settings' plans folder, as of now."""
+        ...
+
+    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
+        """Its own cleanup of a root's plans (None: it deletes none by age)."""
+        ...
+
+
+def source_named(name: str) -> PlanSource:
+    """The source of that name; KeyError for none."""
+    from clarity.sources.registry import SOURCES
+
+    for source in SOURCES:
+        if source.name == name:
+            return source
+    raise KeyError(name)
