@@ -51,21 +51,25 @@ ACTION_FOR: dict[PlanClass, Action] = {
 }
 
 
-class Frontmatter(NamedTuple):
-    """The two frontmatter keys the rules look at."""
-
-    status: str | None = None
-    pinned: bool = False
-
-
-NO_FRONTMATTER = Frontmatter()
-
-
 class TextStatus(NamedTuple):
     """What a plan's status fields or status table say (SPEC 4.2), and whether that is done."""
 
     evidence: str  # for a reason: 'status field "IMPLEMENTED"', 'status table: 4/4 rows done'
     done: bool
+
+
+class Frontmatter(NamedTuple):
+    """The frontmatter keys the rules look at."""
+
+    status: str | None = None
+    pinned: bool = False
+    # A `todos:` list of items with a `status` (Cursor's plans write one and mark each
+    # item `completed` as the work is done): what it says, which the reader makes the
+    # plan's status (PlanFacts.status) unless its text says done where it does not.
+    todos: TextStatus | None = None
+
+
+NO_FRONTMATTER = Frontmatter()
 
 
 class SessionEvidence(NamedTuple):

@@ -30,7 +30,7 @@ from clarity.plans.tracked import NOT_IN_GIT, Tracked, tracked_plans
 from clarity.progress import Progress
 from clarity.settings.config import Settings
 from clarity.settings.locations import Origin, expand_home
-from clarity.sources import source_named
+from clarity.sources import source_of
 
 
 def check_plans_dir(settings: Settings) -> None:
@@ -95,7 +95,7 @@ def live_sessions(
 ) -> PlanSessions:
     """What the sessions of the folder's agent say about its plans as of now (its plan
     source's, sources/). go_on: start where a scan cut short stopped."""
-    return source_named(settings.plan_source).sessions(settings, now, session, go_on=go_on)
+    return source_of(settings).sessions(settings, now, session, go_on=go_on)
 
 
 def _hashed_where_compared(
@@ -213,15 +213,15 @@ def scan(
     progress, cache, review = gathering.progress, gathering.cache, gathering.review
     go_on, restored = gathering.go_on, gathering.restored
     check_plans_dir(settings)
+    source = source_of(settings)
     try:
-        listing = read_plans_dir(settings.plans_dir, progress, cache)
+        listing = read_plans_dir(settings.plans_dir, progress, cache, source.is_plan)
     except OSError as error:
         raise ClarityError(
             f"cannot read plans directory {settings.plans_dir}: {error.strerror or error}; "
             "check its permissions"
         ) from None
     # With no plans there is nothing for the transcripts to tell about.
-    source = source_named(settings.plan_source)
     sessions = (
         source.sessions(settings, now, session, go_on=go_on) if listing.plans else NO_SESSIONS
     )

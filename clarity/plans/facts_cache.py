@@ -39,7 +39,7 @@ from clarity.model import (
     TextStatus,
 )
 
-CACHE_FORMAT = 4  # 2: the status of SPEC 4.2; 3: its quote printable; 4: stub
+CACHE_FORMAT = 5  # 2: the status of SPEC 4.2; 3: its quote printable; 4: stub; 5: todos
 _MAGIC = b"clarity facts cache\n"
 _DIGEST_SIZE = 32
 RACY_NS = 2_000_000_000  # FAT keeps mtimes to 2 s; every other filesystem is finer

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from clarity.model import Frontmatter
+from clarity.model import Frontmatter, TextStatus
 
 _FRONTMATTER_OPEN = re.compile(r"-{3,}[ \t]*\r?(?:\n|$)")
 _ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -94,9 +94,24 @@ def _frontmatter_keys(metadata: Any) -> tuple[Frontmatter, tuple[str, ...]]:
         Frontmatter(
             status=None if status is None else str(status),
             pinned=pinned is True or (isinstance(pinned, str) and pinned.lower() in _TRUE_WORDS),
+            todos=_todos(metadata.get("todos")),
         ),
         (),
     )
+
+
+def _todos(value: Any) -> TextStatus | None:
+    """What a `todos:` list says: done when every item's status is `completed` (Cursor
+    marks each so as the work is done: pending, in_progress, completed, cancelled). An
+    empty list, or one whose items carry no status, says nothing."""
+    if not isinstance(value, list):
+        return None
+    items = [item.get("status") for item in value if isinstance(item, dict)]
+    statuses = [status for status in items if isinstance(status, str)]
+    if not statuses or len(statuses) != len(items):
+        return None
+    done = sum(status.strip().lower() == "completed" for status in statuses)
+    return TextStatus(f"frontmatter todos: {done}/{len(statuses)} completed", done == len(statuses))
 
 
 def parse_frontmatter(text: str) -> tuple[Frontmatter, str, tuple[str, ...]]:

@@ -11,7 +11,7 @@ import codecs
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -218,9 +218,16 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
         bytes_read,
         FileStamp.of(info),
         sha256,
-        text.status,
+        _status(head.frontmatter.todos, text.status),
         text.stub,
     )
+
+
+def _status(todos: TextStatus | None, said: TextStatus | None) -> TextStatus | None:
+    """The plan's status: its todo list's, unless that is open and its text says more."""
+    if todos is None or (said is not None and not todos.done):
+        return said
+    return todos
 
 
 class Fingerprint(NamedTuple):
@@ -293,10 +300,10 @@ def read_head_and_tail(path: Path, head: int, tail: int) -> tuple[str, str | Non
     return text, None if ending is None else _decode(ending, cut_start=True)[0]
 
 
-def _candidates(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
+def _candidates(plans_dir: Path, is_plan: Callable[[str], bool]) -> Iterator[os.DirEntry[str]]:
     with os.scandir(plans_dir) as entries:
         for entry in entries:
-            if is_plan_name(entry.name):
+            if is_plan(entry.name):
                 yield entry
 
 
@@ -313,17 +320,21 @@ def _plan_facts(entry: os.DirEntry[str], plans_dir: Path, cache: FactsCache | No
 
 
 def read_plans_dir(
-    plans_dir: Path, progress: Progress | None = None, cache: FactsCache | None = None
+    plans_dir: Path,
+    progress: Progress | None = None,
+    cache: FactsCache | None = None,
+    is_plan: Callable[[str], bool] = is_plan_name,
 ) -> DirectoryListing:
     """Facts about every plan directly inside plans_dir; the rest under skipped.
 
-    Subdirectories, hidden files and other extensions are not plans and are
-    passed over silently; links and unreadable files are listed as skipped.
-    A plan the cache knows, unchanged since, is stat'ed and not read.
+    Subdirectories, hidden files and names that are no plan (is_plan: the plan source's
+    rule, by default every `.md` not hidden) are passed over silently; links and
+    unreadable files are listed as skipped. A plan the cache knows, unchanged since, is
+    stat'ed and not read.
     """
     plans: list[PlanFacts] = []
     skipped: list[Skipped] = []
-    entries = list(_candidates(plans_dir))
+    entries = list(_candidates(plans_dir, is_plan))
     tick = progress("Reading plans", len(entries)) if progress else None
     for entry in entries:
         if tick is not None:

@@ -226,7 +226,7 @@ class Settings(NamedTuple):
     # then ~/.claude, then those the config names; each has its plans and transcripts.
     claude_dirs: tuple[Path, ...] = ()
     include_tracked: bool = False  # move plans git tracks too (--include-tracked)
-    plan_source: str = "claude-code"  # the agent whose plans these are (sources/: its name)
+    plan_source: str = ""  # the agent whose plans these are (sources/: its name); "": ask
 
     def values(self) -> dict[str, Any]:
         return {

@@ -82,6 +82,10 @@ class PlanSource(Protocol):
         """Every plans folder of this agent on the machine, each real folder once."""
         ...
 
+    def claims(self, plans_dir: Path) -> bool:
+        """Whether a folder a person named is plainly this agent's (`.cursor/plans`)."""
+        ...
+
     def is_plan(self, name: str) -> bool:
         """Whether a file of that name in one of its folders is a plan."""
         ...
@@ -99,6 +103,17 @@ class PlanSource(Protocol):
     def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
         """Its own cleanup of a root's plans (None: it deletes none by age)."""
         ...
+
+
+def source_of(settings: Settings) -> PlanSource:
+    """The source of settings' plans folder: the one its root named (--all), else the one
+    that claims the folder, the registry's last first (Claude Code, which claims any
+    folder, is asked last)."""
+    from clarity.sources.registry import SOURCES
+
+    if settings.plan_source:
+        return source_named(settings.plan_source)
+    return next(source for source in reversed(SOURCES) if source.claims(settings.plans_dir))
 
 
 def source_named(name: str) -> PlanSource:

@@ -72,6 +72,9 @@ class ClaudeCode:
                     passed.append(PassedOver(folder, f"cannot be looked at ({reason}; {how})"))
         return Found(tuple(found.values()), tuple(passed))
 
+    def claims(self, plans_dir: Path) -> bool:
+        return True  # any folder a person names: plans, as SPEC 2 has always read them
+
     def is_plan(self, name: str) -> bool:
         return is_plan_name(name)
 

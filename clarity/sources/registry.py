@@ -1,13 +1,16 @@
 """Every plan source clarity knows, in the order `clarity roots` finds their folders
-(the first source to find a folder owns it). A new agent's source is added here."""
+(the first source to find a folder owns it). A new agent's source is added here. A
+folder a person names is the first one's that claims it, in the reverse order: Claude
+Code, which claims any folder, is asked last."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from clarity.sources.claude_code import ClaudeCode
+from clarity.sources.cursor import Cursor
 
 if TYPE_CHECKING:
     from clarity.sources import PlanSource
 
-SOURCES: tuple[PlanSource, ...] = (ClaudeCode(),)
+SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor())

@@ -57,7 +57,7 @@ def test_every_command_with_a_groups_option_has_the_whole_group_worded_alike() -
         assert len(texts) == 1, (option, texts)  # declared once: one wording
 
 
-def test_a_groups_options_reach_the_command(cli) -> None:  # type: ignore[no-untyped-def]
+def test_a_groups_options_reach_the_command(cli) -> None:
     result = cli("config", "--plans-dir", "/srv/plans", "--stale-days", "3", "--json")
     settings = json.loads(result.stdout)["settings"]
     assert settings["plans_dir"] == {"value": "/srv/plans", "source": "option --plans-dir"}

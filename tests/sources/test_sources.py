@@ -23,7 +23,7 @@ def test_each_source_has_its_own_name_and_is_found_by_it() -> None:
         source_named("no-such-agent")
 
 
-def test_roots_names_the_agent_of_each_folder(isolated_home: Path, cli) -> None:  # type: ignore[no-untyped-def]
+def test_roots_names_the_agent_of_each_folder(isolated_home: Path, cli) -> None:
     make_files(isolated_home / ".claude" / "plans", {"misty-sleeping-cherny.md": Plan()})
     roots = json.loads(cli("roots", "--json").stdout)["roots"]
     found = {root["plans_dir"]: root["agent"] for root in roots}
