@@ -1,7 +1,7 @@
 """Plan sources: the coding agents whose plans clarity keeps, one module per agent (in the
-style of doc2dash's parsers), each behind the one `PlanSource` Protocol and listed in
-`SOURCES`. The core (judge, executor, archive, search, browse, MCP) names no agent: it
-asks a folder's source.
+style of doc2dash's parsers), each behind the one `PlanSource` Protocol (protocol.py)
+and listed in `SOURCES` (registry.py). The core (judge, executor, archive, search,
+browse, MCP) names no agent: it asks a folder's source.
 
 A source says, for its agent:
 - where its plans folders are on this machine, user-wide and per project (`folders`),
@@ -19,20 +19,16 @@ Adding an agent: a module here with a class that meets `PlanSource`, its name in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from clarity.model import PlanSessions, Retention
     from clarity.settings.config import Settings
     from clarity.settings.locations import Source
+    from clarity.sources.protocol import PlanSource
 
 
-@dataclass(frozen=True, slots=True)
-class PlansRoot:
+class PlansRoot(NamedTuple):
     """One plans folder a source found, and what goes with it."""
 
     plans_dir: Path
@@ -44,65 +40,18 @@ class PlansRoot:
     agent: str = "claude-code"  # the PlanSource.name of the agent whose plans these are
 
 
-@dataclass(frozen=True, slots=True)
-class PassedOver:
+class PassedOver(NamedTuple):
     """A folder that names plans, and why it is not a root."""
 
     path: Path
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(NamedTuple):
     """What a source found on this machine: its roots, and the folders it passed over."""
 
     roots: tuple[PlansRoot, ...]
     passed_over: tuple[PassedOver, ...]
-
-
-class PlanSource(Protocol):
-    """One coding agent's plans, as clarity reads them (see the module)."""
-
-    @property
-    def name(self) -> str:
-        """Its name in JSON, in `clarity roots` and in options: `claude-code`."""
-        ...
-
-    @property
-    def label(self) -> str:
-        """Its name in prose: `Claude Code`."""
-        ...
-
-    @property
-    def may_move(self) -> bool:
-        """Whether clarity may move files out of its folders (archive, trash)."""
-        ...
-
-    def folders(self, settings: Settings, home: Path) -> Found:
-        """Every plans folder of this agent on the machine, each real folder once."""
-        ...
-
-    def claims(self, plans_dir: Path) -> bool:
-        """Whether a folder a person named is plainly this agent's (`.cursor/plans`)."""
-        ...
-
-    def is_plan(self, name: str) -> bool:
-        """Whether a file of that name in one of its folders is a plan."""
-        ...
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        """Each sub-plan among names, mapped to its root parent (plain plans are absent)."""
-        ...
-
-    def sessions(
-        self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
-    ) -> PlanSessions:
-        """What its sessions say about the plans of settings' plans folder, as of now."""
-        ...
-
-    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
-        """Its own cleanup of a root's plans (None: it deletes none by age)."""
-        ...
 
 
 def source_of(settings: Settings) -> PlanSource:

@@ -11,6 +11,6 @@ from clarity.sources.claude_code import ClaudeCode
 from clarity.sources.cursor import Cursor
 
 if TYPE_CHECKING:
-    from clarity.sources import PlanSource
+    from clarity.sources.protocol import PlanSource
 
 SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor())
