@@ -134,9 +134,13 @@ def _found(settings: Settings, moment: datetime, stop_at: float) -> dict[str, An
     state = DirState.for_plans_dir(settings.plans_dir)
     kept, keep_left = keep_near_cleanup(settings, state, moment, stop_at)
     cache = FactsCache.load(state.facts_cache_file)
-    # go_on: a hook cut short by its deadline goes on next time where it stopped.
-    report = PlanFolder(settings, state).scan(ScanRequest(moment), go_on=True, cache=cache)
-    cache.save(state.facts_cache_file)
+    whole = False
+    try:
+        # go_on: a hook cut short by its deadline goes on next time where it stopped.
+        report = PlanFolder(settings, state).scan(ScanRequest(moment), go_on=True, cache=cache)
+        whole = True
+    finally:  # cut short too: the plans read are not read again next start (issue 45)
+        cache.save(state.facts_cache_file, whole=whole)
     plans = report.verdicts  # counted as the scan counts them: each file, sub-plans too
     lefts = ((v.name, cleanup_left(report, v)) for v in plans)
     # Kept a day past the horizon: the memo is said again for some hours.

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clarity.plans.facts_cache import FactsCache
 from clarity.state import DirState
 from clarity.transcripts.quiet import _escape, _header, _mark_stop, _stopped_at, _unescape
 from clarity.transcripts.sessions import QUIET_FILE, find_plan_sessions
@@ -123,6 +124,35 @@ def test_the_hook_keeps_its_deadline_says_nothing_and_keeps_what_it_read(
     assert lines == sorted(lines) and lines[-1] > lines[0]  # never worse, and further each time
     assert message == "clarity: 4 plans done: /clarity to review them"
     assert not list(state.glob("*/.*.tmp"))
+
+
+def test_a_session_start_cut_short_keeps_the_plans_it_read_for_the_next(
+    isolated_home: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 45: the facts cache was saved only when the scan finished, so with a heavy
+    history every start cut short read every plan again and never got further."""
+    plans_dir = isolated_home / ".claude" / "plans"
+    make_files(plans_dir, {f"p{n:05}.md": Plan(DONE, 10) for n in range(3000)}, datetime.now(UTC))
+    chatter(isolated_home / ".claude" / "projects", 30_000)
+    monkeypatch.setenv("CLARITY_HOOK_DEADLINE", "0.4")
+    cache_file = DirState.for_plans_dir(plans_dir).facts_cache_file
+
+    def cached() -> int:
+        cache = FactsCache.load(cache_file, started_ns=time.time_ns())
+        return sum(
+            cache.recall(path.name, plans_dir, path.lstat()) is not None
+            for path in plans_dir.iterdir()
+        )
+
+    known_when_cut: list[int] = []
+    for _ in range(60):  # each start cut short, until one finishes and speaks
+        if said(run_hook(tmp_path)) is not None:
+            break
+        known_when_cut.append(cached())
+    assert known_when_cut, "no session start was cut short"
+    assert known_when_cut == sorted(known_when_cut)  # never forgets what a start read
+    assert known_when_cut[-1] > 0  # the plans read by starts cut short are not read again
+    assert cached() == 3000
 
 
 # -- from a hostile trial of the above -----------------------------------------------
