@@ -56,6 +56,9 @@ class TextStatus(NamedTuple):
 
     evidence: str  # for a reason: 'status field "IMPLEMENTED"', 'status table: 4/4 rows done'
     done: bool
+    # The plan's own list of what is left (a frontmatter todo list): while it is open,
+    # nothing else the plan says (a marker, a status field) makes it done.
+    binding: bool = False
 
 
 class Frontmatter(NamedTuple):
@@ -65,7 +68,7 @@ class Frontmatter(NamedTuple):
     pinned: bool = False
     # A `todos:` list of items with a `status` (Cursor's plans write one and mark each
     # item `completed` as the work is done): what it says, which the reader makes the
-    # plan's status (PlanFacts.status) unless its text says done where it does not.
+    # plan's status (PlanFacts.status), binding.
     todos: TextStatus | None = None
 
 

@@ -164,7 +164,20 @@ def must_stay(
 
 def _completed(facts: PlanFacts, scan: _Scan) -> _Found | None:
     """Rule 2's evidence, or None: the plan's own words, or what its session did."""
-    markers = scan.rules.markers
+    said = facts.status
+    if said is None or not said.binding or said.done:  # an open todo list: its own words wait
+        found = _says_done(facts, scan.rules.markers)
+        if found is not None:
+            return found
+    session = scan.evidence.sessions.get(facts.name)
+    if session is not None and _unfinished(facts, session) is None:
+        return _Found(f"implemented in {_session_text(session, scan)}", Basis.SESSION)
+    return None
+
+
+def _says_done(facts: PlanFacts, markers: tuple[Marker, ...]) -> _Found | None:
+    """What in the plan's own words says it is done: a marker, its frontmatter status, a
+    status field or table, or its todo list."""
     marker = first_marker(markers, facts.title)
     if marker is not None:
         return _Found(f'H1 marker "{marker.text}"', Basis.MARKER)
@@ -176,9 +189,6 @@ def _completed(facts: PlanFacts, scan: _Scan) -> _Found | None:
         return _Found(f'frontmatter status "{status.strip()}"', Basis.FRONTMATTER)
     if facts.status is not None and facts.status.done:
         return _Found(facts.status.evidence, Basis.STATUS)
-    session = scan.evidence.sessions.get(facts.name)
-    if session is not None and _unfinished(facts, session) is None:
-        return _Found(f"implemented in {_session_text(session, scan)}", Basis.SESSION)
     return None
 
 

@@ -59,7 +59,7 @@ Entry = tuple[
     bool,
     tuple[str, ...],
     str | None,
-    tuple[str, bool] | None,
+    tuple[str, bool, bool] | None,
     bool,
 ]
 _SHA256 = 10  # where the sha256 is in an entry
@@ -84,7 +84,7 @@ def _entry(facts: PlanFacts, stamp: FileStamp) -> Entry:
         front.pinned,
         facts.warnings,
         facts.sha256,
-        None if facts.status is None else (facts.status.evidence, facts.status.done),
+        None if (said := facts.status) is None else (said.evidence, said.done, said.binding),
         facts.stub,
     )
 
@@ -115,7 +115,12 @@ def _well_formed(entry: object) -> bool:
     return (
         (not warnings or all(type(warning) is str for warning in warnings))
         and (sha is None or len(sha) == 64)
-        and (said is None or (len(said) == 2 and type(said[0]) is str and type(said[1]) is bool))
+        and (
+            said is None
+            or (
+                len(said) == 3 and type(said[0]) is str and {type(said[1]), type(said[2])} == {bool}
+            )
+        )
     )
 
 
@@ -220,14 +225,18 @@ class FactsCache:
             if entry is not None and entry[_SHA256] is None and _stamp(entry) == stamp:
                 self._kept[name] = _with_sha256(entry, sha256)
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, *, whole: bool = True) -> None:
         """Write what this scan saw, if it differs from what was loaded; a failure is ignored.
 
+        whole: the scan saw every plan, so what it did not see is gone. A scan cut short
+        (the session-start hook's deadline) keeps what was known of the plans it did not
+        reach: the next one reads only what this one did not, and gets further.
         Not fsynced: a cache lost or torn by a crash is only a slower next scan.
         """
-        if self._kept == self._known:
+        kept = self._kept if whole else {**self._known, **self._kept}
+        if kept == self._known:
             return
-        payload = marshal.dumps((_version(), self._kept))
+        payload = marshal.dumps((_version(), kept))
         with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, _MAGIC + hashlib.sha256(payload).digest() + payload, durable=False)

@@ -111,7 +111,8 @@ def _todos(value: Any) -> TextStatus | None:
     if not statuses or len(statuses) != len(items):
         return None
     done = sum(status.strip().lower() == "completed" for status in statuses)
-    return TextStatus(f"frontmatter todos: {done}/{len(statuses)} completed", done == len(statuses))
+    evidence = f"frontmatter todos: {done}/{len(statuses)} completed"
+    return TextStatus(evidence, done == len(statuses), binding=True)
 
 
 def parse_frontmatter(text: str) -> tuple[Frontmatter, str, tuple[str, ...]]:

@@ -224,10 +224,9 @@ def _read(open_path: str | Path, folder: Path, name: str) -> PlanFacts:
 
 
 def _status(todos: TextStatus | None, said: TextStatus | None) -> TextStatus | None:
-    """The plan's status: its todo list's, unless that is open and its text says more."""
-    if todos is None or (said is not None and not todos.done):
-        return said
-    return todos
+    """The plan's status: its todo list's where it has one (the list is what the agent
+    keeps up to date as the work is done), else what its text says."""
+    return said if todos is None else todos
 
 
 class Fingerprint(NamedTuple):

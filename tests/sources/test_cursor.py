@@ -21,6 +21,7 @@ DONE = "session_timeout_handling_3f2a9c1e.plan.md"
 OPEN = "rate_limit_dashboard_8b41d07a.plan.md"
 CANCELLED = "search_index_rebuild_c0ffee12.plan.md"
 NO_TODOS = "notes_migration_5d6e7f80.plan.md"
+MARKED = "agent_runner_sprint_7a7b7c7d.plan.md"  # open todos, a done marker on its last line
 
 
 def _clarity(*args: str) -> dict[str, Any]:
@@ -46,7 +47,7 @@ def _lay_out(folder: Path, names: list[str], age_days: float = 5) -> None:
 def home(isolated_home: Path) -> Path:
     """Claude Code's plans, Cursor's own, and a project Cursor opened with its plans."""
     make_files(isolated_home / ".claude" / "plans", {"misty-sleeping-cherny.md": Plan("# Misty\n")})
-    _lay_out(isolated_home / ".cursor" / "plans", [DONE, OPEN, CANCELLED, NO_TODOS, "README.md"])
+    _lay_out(isolated_home / ".cursor" / "plans", [DONE, OPEN, CANCELLED, NO_TODOS, MARKED, "README.md"])
     project = isolated_home / "work" / "shop"
     (project / ".git").mkdir(parents=True)
     _lay_out(project / ".cursor" / "plans", [DONE])
@@ -69,10 +70,10 @@ def test_a_plan_whose_every_todo_is_completed_is_completed_and_no_other(home: Pa
     plans_dir = home / ".cursor" / "plans"
     scanned = _clarity("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--no-record")
     found = {plan["name"]: plan for plan in scanned["plans"]}
-    assert set(found) == {DONE, OPEN, CANCELLED, NO_TODOS}  # README.md is no plan
+    assert set(found) == {DONE, OPEN, CANCELLED, NO_TODOS, MARKED}  # README.md is no plan
     assert found[DONE]["class"] == "completed"
     assert "frontmatter todos: 3/3 completed" in found[DONE]["reason"]
-    for name in (OPEN, CANCELLED, NO_TODOS):
+    for name in (OPEN, CANCELLED, NO_TODOS, MARKED):
         assert found[name]["class"] != "completed", found[name]
     assert scanned["cleanup_period_days"] is None  # Cursor deletes no plan by age
     assert "cleanup_in_days" not in found[OPEN]
@@ -85,7 +86,7 @@ def test_apply_all_archives_finished_cursor_plans_byte_exact_and_leaves_the_rest
     assert applied
     user, project = home / ".cursor" / "plans", home / "work" / "shop" / ".cursor" / "plans"
     assert sorted(path.name for path in user.iterdir()) == sorted(
-        [OPEN, CANCELLED, NO_TODOS, "README.md"]
+        [OPEN, CANCELLED, NO_TODOS, MARKED, "README.md"]
     )
     assert list(project.iterdir()) == []
     archived = list((home / ".cursor" / "plans-archive").rglob(DONE))
