@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from clarity.model import ScanReport
@@ -35,13 +36,13 @@ def agent_document(usage: AgentUsage | None) -> dict[str, Any] | None:
     }
 
 
-def scan_document(report: ScanReport) -> dict[str, Any]:
+def scan_document(report: ScanReport, *, with_plans: bool = True) -> dict[str, Any]:
     document = envelope(
         {
             "plans_dir": str(report.plans_dir),
             "archive_dir": str(report.archive_dir),
             "now": report.now.isoformat(),
-            "plans": rows_json(live_rows(report), report.now),
+            "plans": rows_json(live_rows(report), report.now) if with_plans else [],
             "counts": report.counts(),
             "decided_by": decided_by(report),
             "skipped": [{"path": str(item.path), "reason": item.reason} for item in report.skipped],
@@ -60,15 +61,35 @@ def scan_document(report: ScanReport) -> dict[str, Any]:
     return document
 
 
+_PLANS = '"plans": []'
+
+
+def scan_json(report: ScanReport) -> Iterator[str]:
+    """scan --json's document in pieces, a plan at a time: the same text `dumps` makes
+    of scan_document (SPEC 6), without holding every plan's dict, nor the whole text, at
+    once (100,000 plans made 408 MB of them). A piece whose names are not valid UTF-8
+    keeps them exact as \\u escapes, as dumps does."""
+    head, _, tail = _text(scan_document(report, with_plans=False)).partition(_PLANS)
+    yield head + '"plans": ['
+    zone = report.now.tzinfo
+    for number, row in enumerate(live_rows(report)):
+        yield (", " if number else "") + _text(row.to_json(zone))
+    yield "]" + tail + "\n"
+
+
+def _text(document: Any) -> str:
+    text = json.dumps(document, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(document, ensure_ascii=True)
+    return text
+
+
 def dumps(document: Any) -> str:
     """One line of JSON; names that are not valid UTF-8 are kept exact as \\u escapes.
 
     Not indented: indentation switches json to its pure-Python encoder, half
     the cost of a 10k-plan scan. Pipe through `jq` to read it.
     """
-    text = json.dumps(document, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(document, ensure_ascii=True)
-    return text + "\n"
+    return _text(document) + "\n"

@@ -100,6 +100,17 @@ def send_json(document: Any) -> None:
     _write(dumps(document))
 
 
+def send_pieces(pieces: Iterable[str]) -> None:
+    """A document on stdout a piece at a time (scan --json of 100,000 plans), written as
+    it is made: never held whole."""
+    try:
+        for piece in pieces:
+            sys.stdout.write(piece)
+        sys.stdout.flush()
+    except OSError as error:
+        raise cannot_write(error) from None
+
+
 def send_bytes(data: bytes) -> None:
     """A file's bytes on stdout, exactly (`clarity show NAME | ...`): for a pipe or a file,
     never a terminal, which would obey the control characters in them."""

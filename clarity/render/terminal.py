@@ -53,9 +53,9 @@ def print_scan_report(
 
         print_scan(report, plain_console(), again, show_all=show_all)
     elif output_format is Format.JSON:
-        from clarity.render.json_report import scan_document
+        from clarity.render.json_report import scan_json
 
-        output.send_json(scan_document(report))
+        output.send_pieces(scan_json(report))
     else:
         output.say_text(scan_report_text(report, output_format, again, show_all=show_all))
 
@@ -66,9 +66,9 @@ def scan_report_text(
     """The report as text (for a file: every plan in it, unless not show_all): no colours,
     a fixed width for the table."""
     if output_format is Format.JSON:
-        from clarity.render.json_report import dumps, scan_document
+        from clarity.render.json_report import scan_json
 
-        return dumps(scan_document(report))
+        return "".join(scan_json(report))
     if output_format is Format.MARKDOWN:
         from clarity.render.markdown_report import scan_markdown
 
