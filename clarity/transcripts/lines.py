@@ -225,6 +225,9 @@ class Lines:
         cwd = record.get("cwd")
         if isinstance(cwd, str) and cwd and not facts.sidechain:
             facts.cwd = cwd
+        if record.get("type") == "system" and record.get("subtype") == "file_snapshot":
+            self._snapshot(record.get("snapshotFiles"), time)
+            return
         attachment = record.get("attachment")
         if isinstance(attachment, dict):
             name = self.plans.plan_name(attachment.get(PLAN_PATH_KEY))
@@ -270,6 +273,19 @@ class Lines:
             digest = text_digest(text)
             self.facts.events.append(Event(time, WROTE, plan, tool_id, digest))
             self._seen(plan, digest, text, time, texts_seen.WRITTEN)
+
+    def _snapshot(self, files: object, time: str) -> None:
+        """A snapshot of the session's files, which Claude Code (2.1.332) writes at every
+        ExitPlanMode and every saved edit of the plan, for rewind: the plan's text then,
+        set aside as a version (a plan written over in a chain gets its earlier texts
+        back). Evidence of nothing else: the session's own records say what it did."""
+        for snapshot in files if isinstance(files, list) else ():
+            if not isinstance(snapshot, dict) or snapshot.get("key") != "plan":
+                continue
+            name = self.plans.plan_name(snapshot.get("path"))
+            content = snapshot.get("content")
+            if name is not None and isinstance(content, str):
+                self._seen(name, digest_of(content), content, time, texts_seen.WRITTEN)
 
     def _saved_plan(self, record: dict[str, Any], block: dict[str, Any]) -> str | None:
         """The plan an ExitPlanMode answer says it saved, if this block is one."""
