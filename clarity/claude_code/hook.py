@@ -292,12 +292,20 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> tupl
     except (KeyError, TypeError, ValueError):
         pass  # an entry of another version: scan again
     if not fresh:
+        from clarity.claude_code import hook_background
+
+        if hook_background.busy(state_dir(env)):
+            return None  # a start cut short handed its work on, and it is not done yet
         from clarity.workflows.session_start import summarize
 
         seconds = deadline(env)
         _bound(seconds)  # the scan's own time: the imports above take a steady 0.1 s
-        # Keeping texts takes at most KEEP_SHARE of it (what is left, the next start keeps).
-        entry = summarize(cwd, env, now, time.monotonic() + seconds * KEEP_SHARE)
+        try:
+            # Keeping texts takes at most KEEP_SHARE of it (what is left, goes on after).
+            entry = summarize(cwd, env, now, time.monotonic() + seconds * KEEP_SHARE)
+        except Deadline:
+            hook_background.spawn(cwd, env)  # goes on detached: the next start answers
+            raise
         _bound(0)
         entry["day"] = day
         text = line(entry["done"], entry["deadlines"], now, entry["kept"])
@@ -342,6 +350,11 @@ def ledger(data: Mapping[str, Any], env: Mapping[str, str]) -> None:
 
 
 def run(stdin: TextIO, env: Mapping[str, str], argv: list[str]) -> None:
+    from clarity.claude_code.hook_background import FLAG, continue_work
+
+    if argv[:1] == [FLAG] and len(argv) == 2:  # a start cut short handed its work on
+        continue_work(argv[1], env)
+        return
     if PLUGIN_FLAG not in argv and plugin_enabled(env):
         return
     data = hook_input(stdin)

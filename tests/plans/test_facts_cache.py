@@ -210,3 +210,41 @@ def test_repeat_cli_scans_agree_and_reuse_hashes(cli, plans_dir: Path) -> None:
     third = cli(*args).json()
     live = next(plan for plan in third["plans"] if plan["name"] == "live.md")
     assert (live["title"], live["age_days"]) == ("Evil", 2.0)  # same size and mtime, seen
+
+
+def test_a_scan_cut_short_keeps_what_was_known_of_the_plans_it_did_not_reach(
+    plans_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 45: a session start cut short by its deadline saves what it read, and what
+    was known of the rest stays; a whole scan keeps only what it saw (a plan gone goes)."""
+    make_files(plans_dir, {f"p{n}.md": Plan(f"# P{n}\n", 3) for n in range(6)})
+    cache_file = tmp_path / "facts.cache"
+    started = settled()
+    first = FactsCache.load(cache_file, started)
+    for name in ("p0.md", "p1.md", "p2.md"):  # a scan cut short after three plans
+        first.learn(read_plans_dir(plans_dir).plans[int(name[1])])
+    first.save(cache_file, whole=False)
+    second = FactsCache.load(cache_file, started)
+    for name in ("p3.md", "p4.md"):  # the next start: two more, then cut short again
+        first_facts = read_plans_dir(plans_dir).plans[int(name[1])]
+        second.learn(first_facts)
+    second.save(cache_file, whole=False)
+    known = FactsCache.load(cache_file, started)
+    hits = {
+        path.name
+        for path in plans_dir.iterdir()
+        if known.recall(path.name, plans_dir, path.lstat())
+    }
+    assert hits == {"p0.md", "p1.md", "p2.md", "p3.md", "p4.md"}
+    (plans_dir / "p0.md").unlink()  # gone; a whole scan sees the other five
+    whole = FactsCache.load(cache_file, started)
+    read(plans_dir, whole)
+    whole.save(cache_file)
+    again = FactsCache.load(cache_file, started)
+    hits = {
+        path.name
+        for path in plans_dir.iterdir()
+        if again.recall(path.name, plans_dir, path.lstat())
+    }
+    assert hits == {"p1.md", "p2.md", "p3.md", "p4.md", "p5.md"}
+    assert "p0.md" not in again._known  # a whole scan forgets what is gone

@@ -18,9 +18,9 @@ from clarity.render.json_report import dumps, scan_document, scan_json
 from clarity.settings.config import load_settings
 from tests.builders.files import NOW, Plan, make_files
 
-_names = st.text(
-    st.characters(codec="utf-8", blacklist_characters="/\x00"), min_size=1
-).map(lambda text: text.replace(".", "") + ".md")
+_names = st.text(st.characters(codec="utf-8", blacklist_characters="/\x00"), min_size=1).map(
+    lambda text: text.replace(".", "") + ".md"
+)
 _titles = st.text(st.characters(codec="utf-8"), max_size=30)
 
 

@@ -47,7 +47,9 @@ def _lay_out(folder: Path, names: list[str], age_days: float = 5) -> None:
 def home(isolated_home: Path) -> Path:
     """Claude Code's plans, Cursor's own, and a project Cursor opened with its plans."""
     make_files(isolated_home / ".claude" / "plans", {"misty-sleeping-cherny.md": Plan("# Misty\n")})
-    _lay_out(isolated_home / ".cursor" / "plans", [DONE, OPEN, CANCELLED, NO_TODOS, MARKED, "README.md"])
+    _lay_out(
+        isolated_home / ".cursor" / "plans", [DONE, OPEN, CANCELLED, NO_TODOS, MARKED, "README.md"]
+    )
     project = isolated_home / "work" / "shop"
     (project / ".git").mkdir(parents=True)
     _lay_out(project / ".cursor" / "plans", [DONE])
