@@ -19,7 +19,7 @@ It must be quick and must never fail a session:
 - Anything that goes wrong ends the hook with exit 0 and nothing said.
 """
 
-# ruff: noqa: PTH109, PTH111, PTH112, PTH117, PTH118
+# ruff: noqa: PTH109, PTH112, PTH117, PTH118
 # (os.path, not pathlib: importing pathlib alone costs this hook a fifth of its time)
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from clarity.claude_code.hook_memo import MEMO_FILE, load_memo, memo_key, save_memo, state_dir
 from clarity.workflows.session_watch import HORIZON_DAYS, listing, stamp
 
-MEMO_FILE = "session-start.json"
 MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the same day only
-MEMO_ENTRIES = 32  # projects remembered
 DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
 DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
 KEEP_SHARE = 0.5  # of the deadline, for keeping the texts of plans near Claude Code's cleanup
@@ -46,8 +45,6 @@ GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever
 # plans of 40-70 KiB make events of 80-140 KiB. An event past this is not read at all.
 MAX_INPUT = 16 << 20
 INPUT_SECONDS = 1.0  # Claude Code writes the event and closes stdin at once
-MAX_MEMO = 1 << 20  # bytes: MEMO_ENTRIES entries take a few KiB
-_ENV = ("CLARITY_", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME")
 
 
 def hook_input(stream: TextIO, wait: float = INPUT_SECONDS) -> dict[str, Any] | None:
@@ -109,22 +106,6 @@ def project_dir(data: Mapping[str, Any]) -> str:
     if isinstance(cwd, str) and "\0" not in cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
         return cwd
     return os.getcwd()
-
-
-def state_dir(env: Mapping[str, str]) -> str:
-    """clarity's state folder (clarity.settings.locations.state_dir) without importing platformdirs
-    where its rule is plain: $XDG_STATE_HOME or ~/.local/state on Linux."""
-    if sys.platform.startswith("linux"):
-        base = env.get("XDG_STATE_HOME", "").strip() or os.path.expanduser("~/.local/state")
-        return os.path.join(base, "clarity")
-    from clarity.settings.locations import state_dir as located
-
-    return str(located())
-
-
-def memo_key(cwd: str, env: Mapping[str, str]) -> str:
-    """A project and the environment that chooses its settings."""
-    return json.dumps([cwd, sorted((k, v) for k, v in env.items() if k.startswith(_ENV))])
 
 
 def line(done: int, deadlines: list[float], now: float, kept: int = 0) -> str | None:
@@ -199,41 +180,6 @@ def is_fresh(entry: Mapping[str, Any], now: float, day: str) -> bool:
         # the user's default plans, when the project keeps its own elsewhere
         and all(listing(folder) == was for folder, was in entry.get("also", ()))
     )
-
-
-def load_memo(path: str) -> dict[str, Any]:
-    """The memo, if it is a regular file of a sane size: a FIFO or a device in its place
-    is never waited on or read without end (the deadline is not armed yet)."""
-    import stat as _stat
-
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except (OSError, ValueError):
-        return {}
-    try:
-        info = os.fstat(fd)
-        if not _stat.S_ISREG(info.st_mode) or info.st_size > MAX_MEMO:
-            return {}
-        memo = json.loads(os.read(fd, MAX_MEMO + 1))
-    except (OSError, ValueError, RecursionError):
-        return {}
-    finally:
-        os.close(fd)
-    return memo if isinstance(memo, dict) else {}
-
-
-def save_memo(path: str, memo: dict[str, Any], key: str, entry: dict[str, Any]) -> None:
-    from pathlib import Path
-
-    from clarity.fsio import write_atomic
-
-    memo.pop(key, None)
-    memo[key] = entry  # newest last: the oldest go first
-    while len(memo) > MEMO_ENTRIES:
-        del memo[next(iter(memo))]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(Path(path), json.dumps(memo).encode("utf-8"), durable=False)
 
 
 def deadline(env: Mapping[str, str]) -> float:

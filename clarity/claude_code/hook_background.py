@@ -78,7 +78,7 @@ def _locked(state_dir: str) -> Iterator[bool]:
 def continue_work(cwd: str, env: Mapping[str, str]) -> None:
     """The continuation itself: the scan and the keeping the hook gave up, finished, and
     the finding remembered for the next session start."""
-    from clarity.claude_code.hook import MEMO_FILE, load_memo, memo_key, save_memo, state_dir
+    from clarity.claude_code.hook_memo import MEMO_FILE, load_memo, memo_key, save_memo, state_dir
     from clarity.workflows.session_start import summarize
 
     with contextlib.suppress(OSError):
