@@ -43,6 +43,11 @@ def display_name(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """`1 plan`, `2 plans`: a count and its word, never `plan(s)`."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
 def format_size(size: int) -> str:
     if size < 1024:
         return f"{size} B"

@@ -30,6 +30,7 @@ from clarity.archive.layout import (
     write_index_md,
 )
 from clarity.fsio import sweep_temps, write_atomic
+from clarity.printable import counted
 from clarity.state import ArchiveLockError, DirState
 
 Key = tuple[str, str]  # (run, path): an index record's identity
@@ -181,7 +182,7 @@ def _keep_for_later(
         _save_pending(state, archive_dir, change)
     except OSError as save_error:
         problems.append(f"and the change could not be kept for later: {save_error}")
-    what = f"{len(change.adds)} record(s) to add, {len(change.removes)} to remove"
+    what = f"{counted(len(change.adds), 'record')} to add, {len(change.removes)} to remove"
     failed = (
         f"the archive's index {archive_dir / INDEX_JSONL} was not updated "
         f"({_why(error)}); the plans themselves are in place. Fix that and run clarity "

@@ -39,6 +39,7 @@ from clarity.executor.trash_layout import trash_dirs
 from clarity.executor.undo import Restorable, finish_groups, plan_undo, relist
 from clarity.fsio import claim_path, fsync_dir, partial_path, same_bytes, sweep_temps
 from clarity.model import Action
+from clarity.printable import counted
 from clarity.state import DirState
 
 
@@ -237,7 +238,7 @@ def recover(state: DirState) -> list[str]:
     failed = counts[Ending.FAILED]
     notes.append(
         f"settled {log.label}, which was interrupted: "
-        f"{counts[Ending.DONE]} move(s) finished, {counts[Ending.ROLLED_BACK]} rolled back"
+        f"{counted(counts[Ending.DONE], 'move')} finished, {counts[Ending.ROLLED_BACK]} rolled back"
         + (f", {failed} not found" if failed else "")
     )
     return notes + problems

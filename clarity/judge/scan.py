@@ -27,6 +27,7 @@ from clarity.plans.folder_signs import project_signs as project_signs
 from clarity.plans.markers import compile_markers
 from clarity.plans.reader import NotARegularFile, fingerprint, read_plans_dir
 from clarity.plans.tracked import NOT_IN_GIT, Tracked, tracked_plans
+from clarity.printable import counted
 from clarity.progress import Progress
 from clarity.settings.config import Settings
 from clarity.settings.locations import Origin, expand_home
@@ -140,7 +141,9 @@ def in_project(report: ScanReport, project: Path) -> ScanReport:
     if not kept:  # a project no session worked in: said, not an empty report alone
         known = sorted({p for v in report.verdicts if (p := report.project(v)) is not None})
         note = f"--project {project}: no plan's session worked there" + (
-            f" (sessions worked in {len(known)} project(s), e.g. {known[0]})" if known else ""
+            f" (sessions worked in {counted(len(known), 'project')}, e.g. {known[0]})"
+            if known
+            else ""
         )
         return report._replace(verdicts=kept, notes=(*report.notes, note))
     return report._replace(verdicts=kept)

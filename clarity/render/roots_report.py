@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from clarity.printable import printable
+from clarity.printable import counted, printable
 from clarity.render import output
 from clarity.render.json_report import envelope
 from clarity.render.terminal import Format
@@ -52,7 +52,7 @@ def print_roots(roots: Roots, output_format: Format) -> None:
             )
         )
         return
-    lines = [f"{len(roots.roots)} plans folder(s):"]
+    lines = [f"{counted(len(roots.roots), 'plans folder')}:"]
     for root in roots.roots:
         lines += [f"  {root.plans_dir}", f"    found: {root.source}"]
         lines.append(f"    archive: {root.archive_dir} ({root.archive_source})")

@@ -16,6 +16,7 @@ from clarity.dates import iso_moment
 from clarity.hints import clarity_command
 from clarity.printable import (
     code,
+    counted,
     display_name,
     format_size,
     markdown_text,
@@ -235,6 +236,6 @@ def restore_preview_lines(group: RestoreGroup, plans_dir: Path, days: float) -> 
 def versions_line(archive_dir: Path, plans: int, texts: int, size: int) -> str:
     """What the kept versions take (SPEC 6.1: storage is shown)."""
     return (
-        f"{texts} kept text(s) of {plans} plan(s) take {format_size(size)} in "
+        f"{counted(texts, 'kept text')} of {counted(plans, 'plan')} take {format_size(size)} in "
         f"{archive_dir / 'versions'} ({clarity_command('history', 'NAME')} lists a plan's)"
     )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.fsio import read_regular, write_atomic
+from clarity.printable import counted
 
 STORE_VERSION = 1
 
@@ -333,7 +334,9 @@ def load_store(path: Path, plans_dir: Path) -> Store:
             transcripts[name] = TranscriptFacts.from_json(record)
         except (ValueError, TypeError, OverflowError):
             damaged += 1
-    notes = (_reread_note(path, f"{damaged} damaged record(s) dropped"),) if damaged else ()
+    notes = (
+        (_reread_note(path, f"{counted(damaged, 'damaged record')} dropped"),) if damaged else ()
+    )
     return Store(transcripts, notes)
 
 

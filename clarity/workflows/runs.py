@@ -33,6 +33,7 @@ from clarity.judge.scan import (
     project_signs,
 )
 from clarity.model import Action, ScanRequest, Summarizer
+from clarity.printable import counted
 from clarity.progress import Progress
 from clarity.settings.config import Settings
 from clarity.state import DirState
@@ -174,12 +175,13 @@ def _with_texts_kept(
         lines.append(f"... and {len(kept.problems) - 3} more texts not kept, for now")
     if kept.kept:
         where = settings.archive_dir / "versions"
-        lines.append(f"kept {len(kept.kept)} new plan text(s) in {where}")
+        lines.append(f"kept {counted(len(kept.kept), 'new plan text')} in {where}")
     if kept.near_cleanup:
         names = ", ".join(kept.near_cleanup[:5]) + (", ..." if len(kept.near_cleanup) > 5 else "")
         listing = Again.of(settings).command("archived")
+        plans = counted(len(kept.near_cleanup), "plan")
         lines.append(
-            f"kept the text of {len(kept.near_cleanup)} plan(s) before Claude Code's cleanup "
+            f"kept the text of {plans} before Claude Code's cleanup "
             f"deletes them ({names}): once it has, {listing} lists them and restore puts one back"
         )
     return dataclasses.replace(report, notes=(*report.notes, *lines)) if lines else report

@@ -196,7 +196,7 @@ def test_what_the_kept_versions_take_is_shown(plans_dir: Path) -> None:
     assert run_process("archived", *dirs, "--json").json()["versions"] == taken
     assert run_process("config", *dirs, "--json").json()["versions"] == taken
     said = run_process("archived", *dirs).stderr
-    assert f"2 kept text(s) of 1 plan(s) take {len(FIRST) + len(SECOND)} B in" in said
+    assert f"2 kept texts of 1 plan take {len(FIRST) + len(SECOND)} B in" in said
 
 
 def test_an_archive_that_takes_no_text_says_so_in_a_few_lines(plans_dir: Path) -> None:

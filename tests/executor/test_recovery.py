@@ -76,7 +76,7 @@ def test_a_plan_written_to_just_before_a_killed_unlink_goes_back_whole(
     killed("cross-written-before-unlink", scanned, "apply", "--plans-dir", str(scanned), "--yes")
     assert not (scanned / "done.md").exists()  # renamed aside, as the move does first
     scan = run_process("scan", "--plans-dir", str(scanned), "--now", NOW_ISO)
-    assert "0 move(s) finished" in scan.stderr, scan.stderr
+    assert "0 moves finished" in scan.stderr, scan.stderr
     assert (scanned / "done.md").read_text() == (
         "# Done plan COMPLETED\n\nIt shipped.\nwritten at the last moment\n"
     )
@@ -94,7 +94,7 @@ def test_a_plan_killed_on_its_way_to_the_trash_is_found_there(
 
     resumed = run_process("apply", "--plans-dir", str(scanned), "--yes", "--json")
     assert resumed.exit_code == 0, resumed.stderr
-    assert "1 move(s) finished" in resumed.json()["notes"][0]
+    assert "1 move finished" in resumed.json()["notes"][0]
     _settled(scanned, isolated_home, original)
 
     back = run_process("undo", "--plans-dir", str(scanned), "--yes")

@@ -334,7 +334,7 @@ def test_a_damaged_record_is_dropped_and_its_transcript_read_again(cli, plans_di
 
     result = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO, "--json")
     assert result.json()["plans"][0]["class"] == "completed"
-    assert any("1 damaged record(s) dropped" in note for note in result.json()["notes"])
+    assert any("1 damaged record dropped" in note for note in result.json()["notes"])
 
 
 def test_each_plan_belongs_to_the_project_its_session_worked_in(cli, plans_dir, claude_dir):
