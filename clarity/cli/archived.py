@@ -13,7 +13,7 @@ from clarity.cli.app import app
 from clarity.cli.groups import Folders, Shape, grouped, settings_from
 from clarity.cli.options import (
     AllRootsOption,
-    JsonOption,
+    JsonOnlyOption,
     YesOption,
     note,
 )
@@ -35,7 +35,10 @@ def _hint(settings: Settings, verb: str, *args: str) -> str:
 def archived(
     query: Annotated[
         str | None,
-        typer.Argument(help="Only plans whose name, title, summary or text holds this (any case)."),
+        typer.Argument(
+            metavar="QUERY",
+            help="Only plans whose name, title, summary or text holds this (any case).",
+        ),
     ] = None,
     *,
     folders: Folders,
@@ -129,11 +132,13 @@ VersionOption = Annotated[
 def show(
     name: Annotated[
         str,
-        typer.Argument(help="A plan, live, archived or kept: foo, foo.md, or 2026-Q4/foo.md."),
+        typer.Argument(
+            metavar="NAME", help="A plan, live, archived or kept: foo, foo.md, or 2026-Q4/foo.md."
+        ),
     ],
     *,
     folders: Folders,
-    json_output: JsonOption = False,
+    json_output: JsonOnlyOption = False,
     version: VersionOption = None,
 ) -> None:
     """Print a plan (live first, then the archive): rendered in a terminal, its exact bytes
@@ -172,7 +177,10 @@ def show(
 @grouped
 def restore(
     name: Annotated[
-        str, typer.Argument(help="The archived plan to put back: foo, foo.md, or 2026-Q4/foo.md.")
+        str,
+        typer.Argument(
+            metavar="NAME", help="The archived plan to put back: foo, foo.md, or 2026-Q4/foo.md."
+        ),
     ],
     *,
     folders: Folders,
@@ -222,10 +230,12 @@ def _show_version(settings: Settings, name: str, number: int, json_output: bool)
 @app.command()
 @grouped
 def history(
-    name: Annotated[str, typer.Argument(help="A plan, live, archived or gone: foo or foo.md.")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="A plan, live, archived or gone: foo or foo.md.")
+    ],
     *,
     folders: Folders,
-    json_output: JsonOption = False,
+    json_output: JsonOnlyOption = False,
 ) -> None:
     """List every text clarity knows of a plan, oldest first. Read-only."""
     settings = settings_from(folders)
@@ -252,7 +262,9 @@ def history(
 @app.command()
 @grouped
 def diff(
-    name: Annotated[str, typer.Argument(help="A plan, live, archived or gone: foo or foo.md.")],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="A plan, live, archived or gone: foo or foo.md.")
+    ],
     first: Annotated[
         int | None,
         typer.Argument(metavar="A", help="The older version (default: the one before B)."),

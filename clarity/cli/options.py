@@ -66,6 +66,7 @@ CurrentOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+JsonOnlyOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 AgentOption = Annotated[
     bool | None,
     typer.Option(

@@ -16,7 +16,7 @@ from clarity.cli.options import (
     FormatOption,
     FullOption,
     IncludeTrackedOption,
-    JsonOption,
+    JsonOnlyOption,
     OutputOption,
     PrintOnlyOption,
     ProjectOption,
@@ -177,7 +177,7 @@ def show_config(
     folders: Folders,
     thresholds: Thresholds,
     protect_hours: ProtectHoursOption = None,
-    json_output: JsonOption = False,
+    json_output: JsonOnlyOption = False,
 ) -> None:
     """Show every effective setting and where it came from."""
     settings = settings_from(folders, thresholds, protect_hours=protect_hours)
@@ -197,7 +197,7 @@ def demo(
             help="Lay the sample out here (new or empty) [default: a temp dir].",
         ),
     ] = None,
-    json_output: JsonOption = False,
+    json_output: JsonOnlyOption = False,
     output_format: FormatOption = None,
 ) -> None:
     """Lay out the shipped sample plans, with their ages, and scan them."""

@@ -71,3 +71,17 @@ def test_a_command_whose_own_option_shares_a_groups_name_is_refused() -> None:
 
     with pytest.raises(TypeError, match="clashing"):
         grouped(clashing)
+
+
+def test_help_names_arguments_alike_and_json_as_it_is() -> None:
+    """Issue 46: metavars were `name` in some commands and `NAME` in others, and `--json`
+    said "Same as --format json" on commands that have no --format."""
+    for name, command in _commands().items():
+        for parameter in command.params:
+            if parameter.param_type_name == "argument":
+                shown = parameter.metavar or ""  # given, not made up from the name
+                assert shown and shown == shown.upper(), (name, parameter.name, shown)
+        options = _options(command)
+        if "json" in options and options["json"].help:
+            same = "--format" in options["json"].help
+            assert same == ("format" in options), (name, options["json"].help)
