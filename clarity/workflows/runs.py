@@ -32,7 +32,7 @@ from clarity.judge.scan import (
     check_plans_dir,
     project_signs,
 )
-from clarity.model import Action, ScanRequest, Summarizer
+from clarity.model import Action, ScanReport, ScanRequest, Summarizer
 from clarity.printable import counted
 from clarity.progress import Progress
 from clarity.settings.config import Settings
@@ -271,6 +271,27 @@ def run_label(log: RunLog) -> str:
     return log.label
 
 
+def _refuse_archived_already(settings: Settings, scanned: ScanReport, names: list[str]) -> None:
+    """A plan named that is not live but in the archive: said so, with the command that
+    puts it back (not "no plan named", as if it were nowhere)."""
+    from clarity.archive.shelf import find_archived
+
+    live = {verdict.name for verdict in scanned.verdicts} | {s.path.name for s in scanned.skipped}
+    for value in names:
+        stem = os.path.basename(value.strip()).removesuffix(".md")  # noqa: PTH119
+        if not stem or f"{stem}.md" in live:
+            continue
+        try:
+            found = find_archived(settings.archive_dir, stem)
+        except ClarityError:
+            continue  # not archived either: archive_proposal says so
+        restore = Again.of(settings).command("restore", stem)
+        raise ClarityError(
+            f"{stem}.md is archived already ({found.relative} in {settings.archive_dir}); "
+            f"{restore} puts it back"
+        )
+
+
 def run_archive(
     settings: Settings,
     request: ScanRequest,
@@ -289,6 +310,8 @@ def run_archive(
         notes, _ = settle_before_run(state)
         folder = PlanFolder(settings, state)
         scanned = folder.scan(request)  # afresh, under the lock: in use now is refused
+        names = list(names)
+        _refuse_archived_already(settings, scanned, names)
         proposal = archive_proposal(scanned, names, Again.of(settings))
         check_archive_dir(proposal.archive_dir)
         if not confirm(ApplyPreview(proposal, proposal.groups, resumed=False, handpicked=True)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,14 @@ def test_no_name_is_a_usage_error(cli, plans_dir: Path):
     result = cli("archive", "--plans-dir", str(plans_dir))
     assert result.exit_code == 2
     assert "Missing argument" in result.stderr
+
+
+def test_archiving_a_plan_archived_already_says_so_and_how_to_put_it_back(cli, plans_dir: Path):
+    # Issue 46: it said "no plan named alpha.md", as if the plan were nowhere.
+    make_files(plans_dir, {"alpha.md": Plan("# Alpha\n\nsteps\n", 3)})
+    assert archive(cli, plans_dir, "alpha").exit_code == 0
+    again = archive(cli, plans_dir, "alpha")
+    assert again.exit_code == 2
+    assert re.search(r"alpha\.md is archived already \(\d{4}-Q\d/alpha\.md in ", again.stderr)
+    assert "restore alpha" in again.stderr and "no plan named" not in again.stderr
+    assert "no plan named nothere.md" in archive(cli, plans_dir, "nothere").stderr
