@@ -212,6 +212,16 @@ def test_repeat_cli_scans_agree_and_reuse_hashes(cli, plans_dir: Path) -> None:
     assert (live["title"], live["age_days"]) == ("Evil", 2.0)  # same size and mtime, seen
 
 
+def _recalled(cache_file: Path, plans_dir: Path, started: int) -> set[str]:
+    """The plans a cache loaded from cache_file knows as they are now."""
+    known = FactsCache.load(cache_file, started)
+    return {
+        path.name
+        for path in plans_dir.iterdir()
+        if known.recall(path.name, plans_dir, path.lstat())
+    }
+
+
 def test_a_scan_cut_short_keeps_what_was_known_of_the_plans_it_did_not_reach(
     plans_dir: Path, tmp_path: Path
 ) -> None:
@@ -220,31 +230,28 @@ def test_a_scan_cut_short_keeps_what_was_known_of_the_plans_it_did_not_reach(
     make_files(plans_dir, {f"p{n}.md": Plan(f"# P{n}\n", 3) for n in range(6)})
     cache_file = tmp_path / "facts.cache"
     started = settled()
-    first = FactsCache.load(cache_file, started)
-    for name in ("p0.md", "p1.md", "p2.md"):  # a scan cut short after three plans
-        first.learn(read_plans_dir(plans_dir).plans[int(name[1])])
-    first.save(cache_file, whole=False)
-    second = FactsCache.load(cache_file, started)
-    for name in ("p3.md", "p4.md"):  # the next start: two more, then cut short again
-        first_facts = read_plans_dir(plans_dir).plans[int(name[1])]
-        second.learn(first_facts)
-    second.save(cache_file, whole=False)
-    known = FactsCache.load(cache_file, started)
-    hits = {
-        path.name
-        for path in plans_dir.iterdir()
-        if known.recall(path.name, plans_dir, path.lstat())
+    facts = read(plans_dir)
+    for reached in (("p0.md", "p1.md", "p2.md"), ("p3.md", "p4.md")):  # two starts cut short
+        cache = FactsCache.load(cache_file, started)
+        for name in reached:
+            cache.learn(facts[name])
+        cache.save(cache_file, whole=False)
+    assert _recalled(cache_file, plans_dir, started) == {
+        "p0.md",
+        "p1.md",
+        "p2.md",
+        "p3.md",
+        "p4.md",
     }
-    assert hits == {"p0.md", "p1.md", "p2.md", "p3.md", "p4.md"}
     (plans_dir / "p0.md").unlink()  # gone; a whole scan sees the other five
     whole = FactsCache.load(cache_file, started)
     read(plans_dir, whole)
     whole.save(cache_file)
-    again = FactsCache.load(cache_file, started)
-    hits = {
-        path.name
-        for path in plans_dir.iterdir()
-        if again.recall(path.name, plans_dir, path.lstat())
+    assert _recalled(cache_file, plans_dir, started) == {
+        "p1.md",
+        "p2.md",
+        "p3.md",
+        "p4.md",
+        "p5.md",
     }
-    assert hits == {"p1.md", "p2.md", "p3.md", "p4.md", "p5.md"}
-    assert "p0.md" not in again._known  # a whole scan forgets what is gone
+    assert "p0.md" not in FactsCache.load(cache_file, started)._known  # what is gone goes
