@@ -254,6 +254,7 @@ class ScanReport(NamedTuple):
     gone: bool = False  # its plans dir is removed once shown (the demo's): no command acts on it
     # plan -> what its latest approving session did (the browse page shows it)
     sessions: Mapping[str, SessionEvidence] = MappingProxyType({})
+    plan_source: str = ""  # whose plans these are: the plan source's name (sources/)
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""

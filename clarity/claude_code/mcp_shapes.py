@@ -66,6 +66,7 @@ Listed = TypedDict(
         "project": str | None,
         "mtime": str,
         "age_days": float,
+        "agent": str,  # whose plan: claude-code, cursor, ...
     },
 )
 

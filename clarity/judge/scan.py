@@ -258,6 +258,7 @@ def scan(
         ),
         projects=sessions.projects,
         sessions=sessions.evidence,
+        plan_source=source.name,
     )
     if project is not None:
         report = in_project(report, project)

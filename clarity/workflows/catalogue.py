@@ -85,8 +85,10 @@ def _roots(settings: Settings) -> list[Settings]:
 def _shelved(settings: Settings, rid: str) -> tuple[list[PlanRow], list[str]]:
     """The archive's plans and sub-plans, and the kept texts of plans Claude Code deleted."""
     from clarity.archive.shelf import list_archived
+    from clarity.sources import source_of
 
     shelf = list_archived(settings.archive_dir, plans_dir=settings.plans_dir)
+    agent = source_of(settings).name  # whose plans the folder holds, its archive's too
     rows = []
     for plan in shelf.plans:
         record = plan.record
@@ -108,6 +110,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[PlanRow], list[str]]:
                 parent=record.get("parent"),
                 subplans=tuple(str(sub.get("name")) for sub in plan.subplans),
                 archived_at=record.get("archived_at"),
+                plan_source=agent,
             )
         )
     for kept in shelf.kept:
@@ -126,6 +129,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[PlanRow], list[str]]:
                 mtime=kept.version.mtime_ns / 1e9,
                 size=kept.version.size,
                 cleanup_in_days=None,
+                plan_source=agent,
             )
         )
     notes = list(shelf.notes) if shelf.exists else []  # no archive yet: nothing to say

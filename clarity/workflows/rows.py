@@ -50,6 +50,7 @@ class PlanRow:
     warnings: tuple[str, ...] = ()
     decided_by: str | None = None  # which rule decided (Basis)
     advice: Advice | None = None  # the agent's, for a dormant plan
+    plan_source: str = ""  # whose plan: the coding agent's name (sources/), in JSON `agent`
 
     def to_json(self, zone: tzinfo | None) -> dict[str, Any]:
         """The row as every `--json` and MCP answer words a plan; times in zone."""
@@ -78,6 +79,8 @@ class PlanRow:
                 "reason": advice.reason,
                 "confidence": advice.confidence,
             }
+        if self.plan_source:
+            row["agent"] = self.plan_source
         if self.place != Place.LIVE:
             row["where"] = self.place
             row["archived_at"] = self.archived_at
@@ -109,6 +112,7 @@ def live_row(report: ScanReport, verdict: Verdict, folder: str, root: str = "") 
         warnings=facts.warnings,
         decided_by=_VALUES[verdict.basis],
         advice=report.advice.get(verdict.name),
+        plan_source=report.plan_source,
     )
 
 

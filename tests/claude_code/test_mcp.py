@@ -88,6 +88,7 @@ def test_claude_finds_and_reads_plans_and_nothing_moves(shelved: Path) -> None:
     dormant = data(listed)["plans"]
     assert [plan["name"] for plan in dormant] == ["old-idea.md"]
     assert dormant[0]["reason"].startswith("untouched for")
+    assert dormant[0]["agent"] == "claude-code"  # whose plan (issue 44)
     assert (snapshot(shelved), snapshot(archive)) == before  # read-only, every tool
 
 

@@ -61,6 +61,7 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
                 "warnings": [],
                 "project": None,
                 "decided_by": "its parent",
+                "agent": "claude-code",  # whose plan (issue 44): added, as SPEC 6 allows
             },
             {
                 "name": "foo.md",
@@ -77,6 +78,7 @@ def test_json_matches_spec_6_field_for_field(cli, plans_dir: Path, tmp_path: Pat
                 "warnings": [],
                 "project": None,
                 "decided_by": "terminal marker",
+                "agent": "claude-code",
             },
         ],
         "counts": {"active": 0, "completed": 2, "stale": 0, "dormant": 0},

@@ -74,6 +74,7 @@ def test_a_plan_whose_every_todo_is_completed_is_completed_and_no_other(home: Pa
     found = {plan["name"]: plan for plan in scanned["plans"]}
     assert set(found) == {DONE, OPEN, CANCELLED, NO_TODOS, MARKED}  # README.md is no plan
     assert found[DONE]["class"] == "completed"
+    assert {plan["agent"] for plan in found.values()} == {"cursor"}  # whose plans (JSON rows)
     assert "frontmatter todos: 3/3 completed" in found[DONE]["reason"]
     for name in (OPEN, CANCELLED, NO_TODOS, MARKED):
         assert found[name]["class"] != "completed", found[name]
