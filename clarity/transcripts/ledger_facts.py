@@ -13,7 +13,6 @@ texts the ledger holds are set aside like the transcripts' (texts_seen.py).
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -83,20 +82,22 @@ def ledger_facts(
     ended) are set aside in texts: every text, if the ledger is another file now (written
     anew by a compaction) or shorter than that."""
     lines = LedgerLines(state_dir)
-    first = iter(lines)
-    start = next(first, None)
-    if texts_from is None or texts_from.inode not in (0, lines.inode):
-        from_offset = 0
-    else:
-        from_offset = texts_from.offset if texts_from.offset <= lines.size else 0
 
     def aside(line: dict[str, Any], plan: str, sha: str, how: str, end: int) -> None:
-        if texts is not None and end > from_offset:
+        # Asked while the lines are read: which file, and its size, are known by then.
+        if texts is not None and end > _texts_start(texts_from, lines):
             _set_aside(texts, state_dir, line, plan, sha, how)
 
-    every = first if start is None else itertools.chain((start,), first)
-    found, end = replay(every, plans, aside)
+    found, end = replay(lines, plans, aside)
     return found, LedgerEnd(lines.inode, end)
+
+
+def _texts_start(texts_from: LedgerEnd | None, lines: LedgerLines) -> int:
+    """Where the texts not set aside yet begin in the file being read: the last reading's
+    end, if it was this file and no longer than it is; else its start."""
+    if texts_from is None or texts_from.inode not in (0, lines.inode):
+        return 0
+    return texts_from.offset if texts_from.offset <= lines.size else 0
 
 
 TextFound = Callable[[dict[str, Any], str, str, str, int], None]  # line, plan, sha, how, end
