@@ -159,7 +159,7 @@ def _appending_to(fd: int, path: str) -> bool:
             break
         except BlockingIOError:
             if time.monotonic() > deadline:
-                return True
+                break  # held too long: written all the same, if still the ledger
             time.sleep(0.005)
     try:
         return os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
