@@ -10,7 +10,7 @@ that finds the lock held says nothing and leaves the work to it.
 Standard library only until the work begins, as the hook is.
 """
 
-# ruff: noqa: PTH103, PTH118
+# ruff: noqa: PTH103, PTH112, PTH117, PTH118
 # (os.path, not pathlib: the hook imports this module, and pathlib costs it a fifth of its time)
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ def continue_work(cwd: str, env: Mapping[str, str]) -> None:
     from clarity.claude_code.hook_memo import MEMO_FILE, load_memo, memo_key, save_memo, state_dir
     from clarity.workflows.session_start import summarize
 
+    if not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        return  # never the folder it happens to run in: only the session's, as the hook saw it
     with contextlib.suppress(OSError):
         os.nice(NICENESS)  # the person's session comes first
     state = state_dir(env)

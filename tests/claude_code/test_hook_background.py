@@ -50,3 +50,23 @@ def test_a_second_continuation_leaves_the_work_to_the_first(
     assert time.monotonic() - begun < 5
     assert first.wait(timeout=300) == 0
     assert not hook_background.busy(state)
+
+
+def test_a_continuation_for_no_folder_does_nothing_where_it_runs(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    # An empty or relative folder would be the one it runs in: never acted on.
+    make_files(tmp_path / ".claude" / "plans", {"d.md": Plan(DONE, 10)}, datetime.now(UTC))
+    state = isolated_home / ".local" / "state" / "clarity"
+    for given in ("", "relative/folder", str(tmp_path / "no-such-folder")):
+        ran = subprocess.run(
+            [sys.executable, "-I", "-m", "clarity.hook", hook_background.FLAG, given],
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=dict(os.environ),
+            timeout=60,
+            check=False,
+        )
+        assert (ran.returncode, ran.stdout, ran.stderr) == (0, b"", b"")
+    assert not (state / "session-start.json").exists()  # nothing scanned, nothing said
