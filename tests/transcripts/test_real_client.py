@@ -87,18 +87,25 @@ def test_every_scenario_the_client_wrote_is_judged_here() -> None:
 def test_what_the_real_client_wrote_is_judged_as_a_person_would(
     cli, isolated_home: Path, tmp_path: Path, name: str
 ) -> None:
-    plans, end, _ = lay_out(FIXTURES / name, isolated_home, tmp_path / "proj")
+    _judged_as_expected(cli, FIXTURES / name, isolated_home, tmp_path)
+
+
+def _judged_as_expected(cli, scenario: Path, home: Path, tmp_path: Path) -> dict[str, Any]:
+    """Scan the scenario laid out in home 20 days after its end: its one plan judged as
+    EXPECTED says; the scenario's record."""
+    plans, end, meta = lay_out(scenario, home, tmp_path / "proj")
     now = (end + timedelta(days=20)).isoformat()
     result = cli("scan", "--plans-dir", str(plans), "--now", now, "--json")
     assert result.exit_code == 0, result.stderr
     (plan,) = [p for p in result.json()["plans"] if p["parent"] is None]
-    sessions = sorted(path.stem for path in (isolated_home / ".claude").rglob("*.jsonl"))
-    kind, start, *said = EXPECTED[name]
+    sessions = sorted(path.stem for path in (home / ".claude").rglob("*.jsonl"))
+    kind, start, *said = EXPECTED[scenario.name]
     assert plan["class"] == kind, plan["reason"]
     assert all(words in plan["reason"] for words in said), plan["reason"]
     assert any(
         plan["reason"].startswith(start.format(session=s[:8], day=end.date())) for s in sessions
     ), plan["reason"]
+    return meta
 
 
 def test_a_live_session_keeps_its_plan_active(cli, isolated_home: Path, tmp_path: Path) -> None:
@@ -154,3 +161,24 @@ def test_a_plan_whose_transcripts_claude_code_deleted_is_still_judged_implemente
     after = [p for p in cli(*scan).json()["plans"] if p["parent"] is None]
     assert [(p["class"], p["reason"]) for p in after] == [(p["class"], p["reason"]) for p in before]
     assert after[0]["class"] == "completed", after[0]["reason"]
+
+
+# Claude Code 2.1.332, recorded the same way (fixtures/claude_code/2.1.332/): what it writes
+# at a plain approval, a "clear context" one and a refusal is judged as 2.1.328's is.
+LATER = FIXTURES.parent / "2.1.332"
+
+
+def test_the_later_client_wrote_only_the_scenarios_judged_here() -> None:
+    assert {path.name for path in LATER.iterdir() if path.is_dir()} == {
+        "01-approve-auto",
+        "03-clear-context",
+        "04-refused",
+    }
+
+
+@pytest.mark.parametrize("name", ["01-approve-auto", "03-clear-context", "04-refused"])
+def test_what_the_later_client_wrote_is_judged_as_the_earlier_ones(
+    cli, isolated_home: Path, tmp_path: Path, name: str
+) -> None:
+    meta = _judged_as_expected(cli, LATER / name, isolated_home, tmp_path)
+    assert meta["claude_code_version"] == "2.1.332"
