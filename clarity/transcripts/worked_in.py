@@ -12,6 +12,7 @@ import json
 import os
 import re
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,10 +21,28 @@ PIECE_BYTES = 16 * 1024
 CLAUDE_JSON_LIMIT = 64 << 20  # Claude Code's own file grows with history; far past it
 
 
+REUSE_SECONDS = 5.0  # one finding of every root asks twice (each plan source): read once
+
+
 def worked_in(claude_dir: Path, home: Path) -> list[tuple[Path, str]]:
     """(folder, how it was found) for every folder Claude Code, run with claude_dir as its
     config dir, has worked in: the projects of its `.claude.json` first, then the start
-    folder of the newest transcript of each projects sub-folder. Each folder once."""
+    folder of the newest transcript of each projects sub-folder. Each folder once.
+    What was found is reused for REUSE_SECONDS: every plan source that looks for plans in
+    projects asks, within one finding of the roots."""
+    key = (os.fspath(claude_dir), os.fspath(home))
+    was = _FOUND.get(key)
+    if was is not None and time.monotonic() - was[0] < REUSE_SECONDS:
+        return list(was[1])
+    found = _worked_in(claude_dir, home)
+    _FOUND[key] = (time.monotonic(), tuple(found))
+    return found
+
+
+_FOUND: dict[tuple[str, str], tuple[float, tuple[tuple[Path, str], ...]]] = {}
+
+
+def _worked_in(claude_dir: Path, home: Path) -> list[tuple[Path, str]]:
     found: dict[str, tuple[Path, str]] = {}
     claude_json = home / ".claude.json" if _is_home_default(claude_dir, home) else None
     for path in (claude_json, claude_dir / ".claude.json"):
