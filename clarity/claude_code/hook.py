@@ -253,6 +253,8 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> tupl
             hook_background.spawn(cwd, env)  # goes on detached: the next start answers
             raise
         _bound(0)
+        if entry["keep_left"]:  # texts near the cleanup not kept in time: kept detached
+            hook_background.spawn(cwd, env)
         entry["day"] = day
         text = line(entry["done"], entry["deadlines"], now, entry["kept"])
     assert isinstance(entry, dict)

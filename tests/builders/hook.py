@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from clarity.claude_code.hook_settings import hook_command
@@ -45,3 +46,16 @@ def said(ran: subprocess.CompletedProcess[str]) -> str | None:
         assert set(document) == {"systemMessage"}
     assert ran.stdout.count("\n") == 1
     return message
+
+
+def first_said(cwd: Path, seconds: float = 180) -> tuple[str, int]:
+    """Session starts, one after another, until one says something (the work a start cut
+    short handed on is done by then): what it said, and how many starts said nothing."""
+    quiet_starts, give_up = 0, time.monotonic() + seconds
+    while time.monotonic() < give_up:
+        message = said(run_hook(cwd))
+        if message is not None:
+            return message, quiet_starts
+        quiet_starts += 1
+        time.sleep(0.2)
+    raise AssertionError(f"nothing said in {seconds:.0f} s ({quiet_starts} starts)")

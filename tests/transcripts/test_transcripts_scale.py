@@ -22,7 +22,7 @@ from clarity.transcripts.sessions import QUIET_FILE, find_plan_sessions
 from clarity.transcripts.walk import Stop
 from tests.builders.claude_home import Session
 from tests.builders.files import NOW, Plan, make_files, not_a_file
-from tests.builders.hook import DONE, run_hook, said
+from tests.builders.hook import DONE, first_said, run_hook, said
 from tests.builders.sessions import SESSION, STARTED, implemented
 
 CHATTER = json.dumps(
@@ -100,19 +100,6 @@ def test_memory_does_not_grow_with_the_number_of_transcripts_kept(
     assert large < 2 * small, f"{small:,} bytes for 1,000 transcripts, {large:,} for 10,000"
 
 
-def _until_said(tmp_path: Path, seconds: float = 180) -> tuple[str, int]:
-    """Session starts, one after another, until one says something: what it said, and how
-    many starts said nothing before it."""
-    quiet_starts, give_up = 0, time.monotonic() + seconds
-    while time.monotonic() < give_up:
-        message = said(run_hook(tmp_path))
-        if message is not None:
-            return message, quiet_starts
-        quiet_starts += 1
-        time.sleep(0.2)
-    raise AssertionError(f"nothing said in {seconds:.0f} s ({quiet_starts} starts)")
-
-
 def test_the_hook_keeps_its_deadline_and_hands_the_rest_on_to_a_continuation(
     plans_dir: Path, isolated_home: Path, tmp_path: Path, monkeypatch
 ) -> None:
@@ -134,7 +121,7 @@ def test_the_hook_keeps_its_deadline_and_hands_the_rest_on_to_a_continuation(
     assert said(run_hook(tmp_path)) is None  # cut short: nothing said
     assert time.monotonic() - started < 5  # and the session was not kept waiting
     first = quiet_lines()
-    message, _ = _until_said(tmp_path)
+    message, _ = first_said(tmp_path)
     assert message == "clarity: 4 plans done: /clarity to review them"
     assert quiet_lines() > first  # the continuation read on from where the start stopped
     assert not list(state.glob("*/.*.tmp"))
@@ -159,7 +146,7 @@ def test_a_session_start_cut_short_leaves_every_plan_cached_once_its_work_is_don
         )
 
     assert said(run_hook(tmp_path)) is None  # cut short (a save of a part: test_facts_cache)
-    _until_said(tmp_path)  # the continuation finishes, and a start says so
+    first_said(tmp_path)  # the continuation finishes, and a start says so
     assert cached() == 3000
 
 
