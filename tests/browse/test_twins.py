@@ -20,6 +20,9 @@ def _json(served: Served, path: str, status: int = 200) -> dict[str, Any]:
     answer = served.ask(path)
     assert answer.status == status, (path, answer.status, answer.body[:300])
     assert answer.headers["content-type"] == "application/json"
+    # Plan text inside is hostile: never sniffed as a page, and no script runs from it.
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert "default-src 'none'" in answer.headers["content-security-policy"]
     document: dict[str, Any] = json.loads(answer.body)
     assert document["schema_version"] == 1
     return document
