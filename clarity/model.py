@@ -217,17 +217,21 @@ class Thresholds(NamedTuple):
 
 
 class Retention(NamedTuple):
-    """How old a plan may get before Claude Code deletes it at its next start (SPEC 9):
-    the one answer to "when does Claude Code delete this plan" for every reader (the
+    """How old a plan may get before its agent deletes it at its next start (SPEC 9):
+    the one answer to "when does the agent delete this plan" for every reader (the
     scan's report, the hook, keeping, restore, browse, MCP)."""
 
     days: float
     source: str  # where the figure came from, for the report
+    # When the age counts from for every plan of the folder, if not each file's mtime:
+    # Gemini CLI deletes a whole session, plans and all, by the session's last activity.
+    since: float | None = None
+    who: str = "Claude Code"  # the agent that deletes them, for the report
 
     def left(self, mtime: float, now: float) -> float:
-        """Days before Claude Code deletes a file of this mtime that stays where it is
-        (below 0: past its age, gone at Claude Code's next start)."""
-        return self.days - (now - mtime) / 86400
+        """Days before the agent deletes a file of this mtime that stays where it is
+        (below 0: past its age, gone at the agent's next start)."""
+        return self.days - (now - (mtime if self.since is None else self.since)) / 86400
 
     def whole_days_left(self, mtime: float, now: float) -> int:
         """left(), rounded down to whole days (0: within a day), as every format says it;
@@ -255,6 +259,8 @@ class ScanReport(NamedTuple):
     # plan -> what its latest approving session did (the browse page shows it)
     sessions: Mapping[str, SessionEvidence] = MappingProxyType({})
     plan_source: str = ""  # whose plans these are: the plan source's name (sources/)
+    kept_in_place: bool = False  # an agent's own store: its plans' texts are kept, never moved
+    agent_label: str = "Claude Code"  # whose sessions the evidence is from, in prose
 
     def project(self, verdict: Verdict) -> str | None:
         """The project a plan belongs to: its own session's, else its parent's."""

@@ -128,7 +128,9 @@ def settings_from(
         "protect_hours": protect_hours,
         "agent": agent,
     }
-    return load_settings(options, os.environ, Path.cwd())
+    from clarity.workflows.roots import of_its_agent
+
+    return of_its_agent(load_settings(options, os.environ, Path.cwd()))
 
 
 def grouped(command: Callable[..., Result]) -> Callable[..., Result]:

@@ -51,6 +51,12 @@ def _check(
             f"{name} is a sub-plan of {verdict.parent}; archive {verdict.parent} "
             "and its sub-plans go with it"
         )
+    if verdict.held and report.kept_in_place:
+        raise ClarityError(
+            f"{name} is in {report.agent_label}'s own folder, where clarity never writes: "
+            f"its text is kept at every apply instead ({again.command('history', name)} "
+            "lists what is kept)"
+        )
     if verdict.held:
         raise ClarityError(
             f"{name} (or a sub-plan of it) is tracked by git, which keeps its history, so "

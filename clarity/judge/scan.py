@@ -36,6 +36,8 @@ from clarity.sources import source_of
 
 def check_plans_dir(settings: Settings) -> None:
     plans_dir = settings.plans_dir
+    if settings.plans_gone and not os.path.lexists(plans_dir):
+        return  # the agent deleted it; what clarity kept of it is in the archive
     source = settings.sources["plans_dir"]
     if not plans_dir.exists():
         first_run = source.origin in (Origin.DEFAULT, Origin.CLAUDE_CONFIG_DIR)
@@ -170,6 +172,20 @@ def hold_tracked(verdicts: tuple[Verdict, ...], tracked: Tracked) -> tuple[Verdi
     )
 
 
+KEPT_IN_PLACE = "clarity keeps its text at each apply and never moves it"
+
+
+def hold_every(verdicts: tuple[Verdict, ...], why: str) -> tuple[Verdict, ...]:
+    """Every plan of a folder clarity may not write in (an agent's session store) is
+    reported, never moved: its text is kept as a version instead (sources/)."""
+    return tuple(
+        v._replace(
+            held=True, reason=f"{v.reason}; {why}" if v.action in MOVING_ACTIONS else v.reason
+        )
+        for v in verdicts
+    )
+
+
 def _tracked_note(tracked: Tracked, settings: Settings) -> tuple[str, ...]:
     if tracked.unknown is None or settings.include_tracked:
         return ()
@@ -217,6 +233,12 @@ def scan(
     go_on, restored = gathering.go_on, gathering.restored
     check_plans_dir(settings)
     source = source_of(settings)
+    if settings.plans_gone and not os.path.lexists(settings.plans_dir):
+        archived = clarity_command("archived", "--plans-dir", os.fspath(settings.plans_dir))
+        raise ClarityError(
+            f"{source.label} deleted {settings.plans_dir} with its session; clarity kept the "
+            f"texts of its plans: {archived} lists them"
+        )
     try:
         listing = read_plans_dir(settings.plans_dir, progress, cache, source.is_plan)
     except OSError as error:
@@ -241,9 +263,11 @@ def scan(
 
     def verdicts() -> tuple[Verdict, ...]:
         found = classify(plans, rules, now, current_names, sessions.in_use, evidence)
+        if not source.may_move:
+            return hold_every(found, f"{source.label}'s own folder: {KEPT_IN_PLACE}")
         return found if settings.include_tracked else hold_tracked(found, tracked)
 
-    tracked = tracked_plans(settings.plans_dir) if listing.plans else NOT_IN_GIT
+    tracked = tracked_plans(settings.plans_dir) if listing.plans and source.may_move else NOT_IN_GIT
     report = ScanReport(
         plans_dir=settings.plans_dir,
         archive_dir=settings.archive_dir,
@@ -259,6 +283,8 @@ def scan(
         projects=sessions.projects,
         sessions=sessions.evidence,
         plan_source=source.name,
+        kept_in_place=not source.may_move,
+        agent_label=source.label,
     )
     if project is not None:
         report = in_project(report, project)

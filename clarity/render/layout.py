@@ -23,6 +23,13 @@ SECTION_TITLES = {
     PlanClass.DORMANT: "Dormant: for you to review (left in place)",
     PlanClass.ACTIVE: "Active: keep",
 }
+# An agent's own store (sources/): nothing is moved, every text is kept where it is.
+SECTION_TITLES_IN_PLACE = {
+    PlanClass.COMPLETED: "Completed: text kept, left in place",
+    PlanClass.STALE: "Stale: left in place",
+    PlanClass.DORMANT: "Dormant: left in place",
+    PlanClass.ACTIVE: "Active: keep",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +59,10 @@ def summary_line(report: ScanReport) -> str:
             PlanClass.DORMANT,
         )
     ]
+    if report.kept_in_place:
+        parts = [f"{counts[c.value]} {c.value}" for c in PlanClass]
+        kept = f"; {report.agent_label}'s own folder: their texts are kept, nothing is moved"
+        return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts) + kept
     held = sum(verdict.kept_by_git for verdict in report.verdicts)
     tracked = f"; {held} tracked by git, left in place" if held else ""
     return f"{total} plan{'s' if total != 1 else ''}: " + ", ".join(parts) + tracked
@@ -71,7 +82,10 @@ def decided_by_line(report: ScanReport) -> str | None:
     counts = decided_by(report)
     if not counts:
         return None
-    said = ", ".join(f"{count} {_BASIS_WORDS.get(basis, basis)}" for basis, count in counts.items())
+    said = ", ".join(
+        f"{count} {_BASIS_WORDS.get(basis, basis).format(agent=report.agent_label)}"
+        for basis, count in counts.items()
+    )
     following = sum(1 for v in report.verdicts if v.basis is Basis.PARENT)
     if following == 1:
         said += ", 1 sub-plan following its parent"
@@ -82,12 +96,12 @@ def decided_by_line(report: ScanReport) -> str | None:
 
 # The footer's words for each kind of evidence (JSON keeps the Basis values as keys).
 _BASIS_WORDS = {
-    Basis.IN_USE.value: "in use by a Claude Code session",
+    Basis.IN_USE.value: "in use by a {agent} session",
     Basis.RESTORED.value: "restored from the archive lately",
     Basis.MARKER.value: "marked done in the plan",
     Basis.FRONTMATTER.value: "by a frontmatter status",
     Basis.STATUS.value: "by a status field or table",
-    Basis.SESSION.value: "by what their Claude Code session did",
+    Basis.SESSION.value: "by what their {agent} session did",
     Basis.AGENT.value: "by the agent",
     Basis.AGE.value: "by age and size alone",
 }
@@ -141,7 +155,8 @@ def sections(report: ScanReport) -> Iterator[tuple[PlanClass, str, list[Row]]]:
     for plan_class in SECTION_ORDER:
         if by_class[plan_class]:
             rows = _section_rows(report, by_class[plan_class], by_name)
-            yield plan_class, SECTION_TITLES[plan_class], rows
+            titles = SECTION_TITLES_IN_PLACE if report.kept_in_place else SECTION_TITLES
+            yield plan_class, titles[plan_class], rows
 
 
 def reason_text(row: Row) -> str:
@@ -168,13 +183,20 @@ def days_at_risk(report: ScanReport, verdict: Verdict) -> int | None:
     return left
 
 
-def cleanup_text(left: int) -> str:
+def cleanup_text(left: int, report: ScanReport) -> str:
     """`cleanup_in_days` in words: the same figure as --json gives."""
+    who = "Claude Code" if report.retention is None else report.retention.who
     if left < 0:
-        return "past Claude Code's cleanup age: deleted at its next start"
+        return f"past {who}'s cleanup age: deleted at its next start"
     if left == 0:
-        return "Claude Code deletes it within a day"
-    return f"Claude Code deletes it in {left} day{'s' if left != 1 else ''}"
+        return f"{who} deletes it within a day"
+    return f"{who} deletes it in {left} day{'s' if left != 1 else ''}"
+
+
+def moves_plans(report: ScanReport) -> bool:
+    """Whether clarity may move the report's plans out of their folder (an agent's own
+    session store: never; sources/)."""
+    return not report.kept_in_place
 
 
 def cleanup_lines(report: ScanReport, again: Again) -> list[str]:
@@ -183,10 +205,18 @@ def cleanup_lines(report: ScanReport, again: Again) -> list[str]:
     if retention is None or all(days_at_risk(report, v) is None for v in report.verdicts):
         return []
     keep = again.command("archive", "NAME")
-    return [
-        f"Claude Code deletes plans older than {retention.days:g} days ({retention.source}); "
-        f"keep a plan with: {keep}"
-    ]
+    if retention.since is not None:  # the whole session goes, by its last activity
+        rule = (
+            f"{retention.who} deletes this session's plans with it, {retention.days:g} days "
+            f"after its last activity ({retention.source})"
+        )
+    else:
+        rule = (
+            f"{retention.who} deletes plans older than {retention.days:g} days ({retention.source})"
+        )
+    if not moves_plans(report):
+        return [f"{rule}; clarity keeps each plan's text at every apply: {again.command('apply')}"]
+    return [f"{rule}; keep a plan with: {keep}"]
 
 
 def decision_lines(report: ScanReport, again: Again) -> list[str]:
@@ -196,6 +226,8 @@ def decision_lines(report: ScanReport, again: Again) -> list[str]:
         return []  # its folder is gone: a command naming it would act on nothing
     if lines or not any(v.plan_class is PlanClass.DORMANT for v in report.verdicts):
         return lines
+    if not moves_plans(report):
+        return []  # nothing to archive by hand: its text is kept where it is
     keep = again.command("archive", "NAME")
     return [f"Dormant plans stay where they are until you decide; archive one with: {keep}"]
 

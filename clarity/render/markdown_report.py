@@ -64,7 +64,7 @@ def scan_markdown(report: ScanReport, again: Again, *, show_all: bool = False) -
                 reason += f" — {display_name(advice_text(advice))}"
             left = days_at_risk(report, row.verdict)
             if left is not None:
-                reason += f" — {cleanup_text(left)}"
+                reason += f" — {cleanup_text(left, report)}"
             lines.append(
                 f"| {'↳ ' if row.nested else ''}{name} | {format_age(row.age_days)} | "
                 f"{format_size(row.verdict.facts.size)} | "

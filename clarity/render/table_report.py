@@ -119,7 +119,7 @@ def _notes(report: ScanReport, row: Row) -> list[tuple[str, str]]:
         notes.append((printable(display_name(advice_text(advice))), "italic"))
     left = days_at_risk(report, row.verdict)
     if left is not None:
-        notes.append((cleanup_text(left), "bold red" if left < URGENT_DAYS else "dim"))
+        notes.append((cleanup_text(left, report), "bold red" if left < URGENT_DAYS else "dim"))
     return notes
 
 

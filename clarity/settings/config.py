@@ -227,6 +227,7 @@ class Settings(NamedTuple):
     claude_dirs: tuple[Path, ...] = ()
     include_tracked: bool = False  # move plans git tracks too (--include-tracked)
     plan_source: str = ""  # the agent whose plans these are (sources/: its name); "": ask
+    plans_gone: bool = False  # the agent deleted the plans folder; its kept texts remain
 
     def values(self) -> dict[str, Any]:
         return {

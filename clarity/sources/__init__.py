@@ -38,6 +38,9 @@ class PlansRoot(NamedTuple):
     claude_dir: Path  # the config dir whose sessions tell about these plans
     project: Path | None  # the project it lies in; None for an agent's own folder
     agent: str = "claude-code"  # the PlanSource.name of the agent whose plans these are
+    # The agent deleted the folder, and clarity keeps its texts (an agent's session
+    # store): search, show, archived and browse still find them; scan and apply pass it by.
+    gone: bool = False
 
 
 class PassedOver(NamedTuple):

@@ -72,6 +72,9 @@ class ClaudeCode:
                     passed.append(PassedOver(folder, f"cannot be looked at ({reason}; {how})"))
         return Found(tuple(found.values()), tuple(passed))
 
+    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
+        return None  # its archive is beside the folder a person names (SPEC 5)
+
     def claims(self, plans_dir: Path) -> bool:
         return True  # any folder a person names: plans, as SPEC 2 has always read them
 

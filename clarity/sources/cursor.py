@@ -86,6 +86,9 @@ class Cursor:
         )
         found[real] = root
 
+    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
+        return None  # its archive is beside the folder a person names (SPEC 5)
+
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name == ".cursor"
 

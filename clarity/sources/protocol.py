@@ -37,6 +37,11 @@ class PlanSource(Protocol):
         """Every plans folder of this agent on the machine, each real folder once."""
         ...
 
+    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
+        """A folder of its own a person named, as `folders` finds it (its archive, the
+        folder its sessions are in); None: read as SPEC 2 reads a named folder."""
+        ...
+
     def claims(self, plans_dir: Path) -> bool:
         """Whether a folder a person named is plainly this agent's (`.cursor/plans`)."""
         ...

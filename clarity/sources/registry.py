@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from clarity.sources.claude_code import ClaudeCode
 from clarity.sources.cursor import Cursor
+from clarity.sources.gemini_cli import GeminiCli
 
 if TYPE_CHECKING:
     from clarity.sources.protocol import PlanSource
 
-SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor())
+SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor(), GeminiCli())

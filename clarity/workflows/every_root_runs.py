@@ -152,10 +152,12 @@ def undo_applies(
 
 
 def every_root(settings: Settings) -> Roots:
-    """Every plans folder on the machine; a ClarityError when there is none yet."""
+    """Every plans folder on the machine that is still there (one an agent deleted, whose
+    texts clarity kept, has nothing to scan); a ClarityError when there is none yet."""
     from clarity.workflows.roots import find_roots
 
     found = find_roots(settings)
+    found = Roots(tuple(r for r in found.roots if not r.gone), found.passed_over)
     if not found.roots:
         raise ClarityError(
             "no plans folder on this machine yet (clarity roots says where it looked); "

@@ -62,8 +62,30 @@ def _wanted(value: str) -> str:
 
 
 def plan_by_name(settings: Settings, value: str, most: int | None = None) -> NamedPlan:
-    """The plan named `value`, live, archived or kept. ClarityError (one line) if none is,
-    or it cannot be read."""
+    """The plan named `value`, live, archived or kept: in settings' plans folder, else,
+    unless the person named that folder, in every other one on the machine (another
+    agent's, or a session an agent deleted whose texts clarity kept). ClarityError (one
+    line) if none has it, or it cannot be read."""
+    try:
+        return _in_root(settings, value, most)
+    except ClarityError as error:
+        if settings.sources["plans_dir"].given:
+            raise
+        missed = error
+    from clarity.workflows.roots import find_roots, settings_for
+
+    chosen = os.path.realpath(settings.plans_dir)
+    for root in find_roots(settings).roots:
+        if os.path.realpath(root.plans_dir) == chosen:
+            continue
+        try:
+            return _in_root(settings_for(settings, root), value, most)
+        except ClarityError:
+            continue
+    raise missed
+
+
+def _in_root(settings: Settings, value: str, most: int | None) -> NamedPlan:
     wanted = _wanted(value)
     if "/" not in wanted and is_plan_name(wanted):
         path = settings.plans_dir / wanted

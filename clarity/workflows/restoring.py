@@ -26,7 +26,7 @@ from clarity.executor.restore import RestoreGroup, ShelvedFile, restore_group
 from clarity.executor.results import RunReport
 from clarity.executor.shelve_kept import shelve_kept
 from clarity.fsio import hash_file
-from clarity.hints import Again
+from clarity.hints import Again, clarity_command
 from clarity.judge.scan import check_plans_dir
 from clarity.settings.config import Settings
 from clarity.state import DirState
@@ -86,6 +86,7 @@ def restore_group_of(found: Found, plans_dir: Path) -> RestoreGroup:
 
 def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> RunReport:
     """Put back the archived plan a person named, with its sub-plans."""
+    _refuse_an_agents_store(settings, value)
     check_plans_dir(settings)
     state = DirState.for_plans_dir(settings.plans_dir)
     with state.lock():
@@ -110,6 +111,23 @@ def run_restore(settings: Settings, value: str, *, confirm: ConfirmRestore) -> R
     return dataclasses.replace(
         report,
         notes=(*notes, *report.notes, *warning),
+    )
+
+
+def _refuse_an_agents_store(settings: Settings, value: str) -> None:
+    """An agent's own session store is never written (sources/): a plan kept from it goes
+    back into a folder the person names, with the archive that keeps it."""
+    from clarity.sources import source_of
+
+    source = source_of(settings)
+    if source.may_move:
+        return
+    command = clarity_command(
+        "restore", value, "--plans-dir", "DIR", "--archive-dir", os.fspath(settings.archive_dir)
+    )
+    raise ClarityError(
+        f"{settings.plans_dir} is {source.label}'s own folder, where clarity never writes; "
+        f"put the plan into a folder of yours: {command}"
     )
 
 

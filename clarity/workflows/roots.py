@@ -68,6 +68,7 @@ def settings_for(settings: Settings, root: PlansRoot) -> Settings:
         archive_dir=root.archive_dir,
         claude_dir=root.claude_dir,
         plan_source=root.agent,
+        plans_gone=root.gone,
         retention=source_named(root.agent).retention(settings, root),
         # "option": a hint this root's report prints names its folder (hints.dir_options),
         # which the folder clarity runs in would not choose again
@@ -79,6 +80,22 @@ def settings_for(settings: Settings, root: PlansRoot) -> Settings:
             "archive_dir": root.archive_source,
         },
     )
+
+
+def of_its_agent(settings: Settings) -> Settings:
+    """The settings of a plans folder a person named (an option, the environment) that is
+    plainly another agent's: its archive and sessions as that agent's source has them,
+    where the person did not name an archive (an agent's session store never gets one
+    beside it: clarity writes nothing there)."""
+    if not settings.sources["plans_dir"].given or settings.sources["archive_dir"].chosen:
+        return settings
+    from clarity.sources import source_of
+
+    root = source_of(settings).root_of(settings, settings.plans_dir)
+    if root is None:
+        return settings
+    named = settings_for(settings, root)
+    return named._replace(sources={**named.sources, "plans_dir": settings.sources["plans_dir"]})
 
 
 def for_each_root(

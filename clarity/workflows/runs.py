@@ -181,10 +181,14 @@ def _with_texts_kept(
         listing = Again.of(settings).command("archived")
         plans = counted(len(kept.near_cleanup), "plan")
         lines.append(
-            f"kept the text of {plans} before Claude Code's cleanup "
+            f"kept the text of {plans} before {_cleaner(settings)}'s cleanup "
             f"deletes them ({names}): once it has, {listing} lists them and restore puts one back"
         )
     return dataclasses.replace(report, notes=(*report.notes, *lines)) if lines else report
+
+
+def _cleaner(settings: Settings) -> str:
+    return "Claude Code" if settings.retention is None else settings.retention.who
 
 
 def _ledger_compacted(state: DirState, settings: Settings, now: datetime) -> list[str]:
