@@ -216,3 +216,39 @@ def test_the_recordings_are_what_the_real_client_wrote() -> None:
         assert recorded["gemini_cli_version"] == "0.61.0"
     chat = next((FIXTURES / "01-approved-implemented" / "tmp").rglob("session-*.jsonl"))
     assert "The approved implementation plan is stored at: " in chat.read_text()
+
+
+def test_a_proposal_to_move_a_plan_out_of_the_store_moves_nothing(
+    cli: Any, gemini: dict[str, Laid], isolated_home: Path
+) -> None:
+    """Defence in depth: a recorded proposal that archives a plan of Gemini CLI's store
+    (written by hand here; the judge never proposes one) is skipped file by file."""
+    laid = gemini["01-approved-implemented"]
+    folder = os.fspath(laid.plans_dir)
+    now = _now(gemini)
+    assert cli("scan", "--plans-dir", folder, "--now", now).exit_code == 0
+    state = next((isolated_home / ".local" / "state" / "clarity" / "dirs").glob("plans-*"))
+    proposal = json.loads((state / "proposal.json").read_text())
+    plan = laid.plans_dir / PLAN
+    info = plan.stat()
+    proposal["groups"] = [
+        {
+            "action": "archive",
+            "plan": {
+                "name": PLAN, "size": info.st_size, "mtime_ns": info.st_mtime_ns,
+                "inode": info.st_ino, "ctime_ns": info.st_ctime_ns,
+                "sha256": hashlib.sha256(plan.read_bytes()).hexdigest(),
+                "title": "Greeting plan", "class": "completed", "reason": "by hand",
+                "project": None,
+            },
+            "subplans": [],
+        }
+    ]  # fmt: skip
+    (state / "proposal.json").write_text(json.dumps(proposal))
+    store = isolated_home / ".gemini"
+    before = _tree(store)
+    applied = cli("apply", "--plans-dir", folder, "--yes", "--json")
+    results = json.loads(applied.stdout)["results"]
+    assert [(r["name"], r["status"]) for r in results] == [(PLAN, "skipped")]
+    assert "Gemini CLI's own folder" in results[0]["reason"]
+    assert _tree(store) == before
