@@ -231,8 +231,9 @@ def scan(
     now, current, session, project = request.now, request.current, request.session, request.project
     progress, cache, review = gathering.progress, gathering.cache, gathering.review
     go_on, restored = gathering.go_on, gathering.restored
-    check_plans_dir(settings)
     source = source_of(settings)
+    prepared = source.prepare(settings)
+    check_plans_dir(settings)
     if settings.plans_gone and not os.path.lexists(settings.plans_dir):
         archived = clarity_command("archived", "--plans-dir", os.fspath(settings.plans_dir))
         raise ClarityError(
@@ -276,6 +277,7 @@ def scan(
         skipped=listing.skipped,
         retention=settings.retention,
         notes=(
+            *prepared,
             *sessions.notes,
             *_tracked_note(tracked, settings),
             *unknown_current(current, settings.plans_dir, (p.name for p in listing.plans)),

@@ -84,6 +84,9 @@ class ClaudeCode:
     def sub_plans(self, names: set[str]) -> Mapping[str, str]:
         return root_parents(names)
 
+    def prepare(self, settings: Settings) -> tuple[str, ...]:
+        return ()  # its plans are files already
+
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
     ) -> PlanSessions:

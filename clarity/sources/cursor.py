@@ -98,6 +98,9 @@ class Cursor:
     def sub_plans(self, names: set[str]) -> Mapping[str, str]:
         return {}
 
+    def prepare(self, settings: Settings) -> tuple[str, ...]:
+        return ()  # its plans are files already
+
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
     ) -> PlanSessions:

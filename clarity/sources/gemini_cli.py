@@ -125,6 +125,9 @@ class GeminiCli:
     def sub_plans(self, names: set[str]) -> Mapping[str, str]:
         return {}  # Gemini CLI names no plan after another
 
+    def prepare(self, settings: Settings) -> tuple[str, ...]:
+        return ()  # its plans are files already
+
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
     ) -> PlanSessions:

@@ -54,6 +54,12 @@ class PlanSource(Protocol):
         """Each sub-plan among names, mapped to its root parent (plain plans are absent)."""
         ...
 
+    def prepare(self, settings: Settings) -> tuple[str, ...]:
+        """Bring settings' plans folder up to date with the agent's own records before it
+        is read (Codex: its plans extracted from the rollouts, into clarity's own folder);
+        the lines to say. Most agents write their plans as files: nothing to do."""
+        ...
+
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
     ) -> PlanSessions:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from clarity.sources.claude_code import ClaudeCode
+from clarity.sources.codex import Codex
 from clarity.sources.cursor import Cursor
 from clarity.sources.gemini_cli import GeminiCli
 
 if TYPE_CHECKING:
     from clarity.sources.protocol import PlanSource
 
-SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor(), GeminiCli())
+SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor(), GeminiCli(), Codex())

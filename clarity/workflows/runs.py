@@ -131,6 +131,10 @@ def run_apply(
 ) -> RunReport:
     """Carry out the recorded proposal (the one named by proposal_id, if given), or a
     fresh scan's with rescan; never in a folder that looks like a project, unless trusted."""
+    if rescan:  # an agent whose plans clarity extracts has them in its folder first
+        from clarity.sources import source_of
+
+        source_of(settings).prepare(settings)
     check_plans_dir(settings)
     if not trust_plans_dir:
         check_not_a_project(settings.plans_dir, settings.sources["plans_dir"])
@@ -260,6 +264,7 @@ def _apply_locked(
     tick = progress("Moving plans", preview.file_count) if progress else None
     summarize, usage = _summarizer(settings, folder.advisor)
     held = {} if rescan else folder.must_stay(request)
+    held = {**held, **_agents_own(settings, groups)}
     report = apply_groups(state, proposal, groups, tick, summarize, held=held)
     notes.append(f"carried out the scan {proposal.label}")
     return dataclasses.replace(
@@ -326,6 +331,19 @@ def run_archive(
         )
         report = dataclasses.replace(report, notes=(*notes, *report.notes), agent=usage)
         return _with_texts_kept(report, settings, state, request.now, trusted=False)
+
+
+def _agents_own(settings: Settings, groups: Iterable[ProposedGroup]) -> dict[str, str]:
+    """Every file of the groups, when the folder is an agent's own store (sources/): the
+    judge proposes no move there, and a proposal made by other means moves nothing
+    either (the executor leaves a held file where it is, and says why)."""
+    from clarity.sources import source_of
+
+    source = source_of(settings)
+    if source.may_move:
+        return {}
+    why = f"{source.label}'s own folder: clarity never moves a file out of it"
+    return {file.name: why for group in groups for file in group.files}
 
 
 def _summarizer(

@@ -247,7 +247,7 @@ def test_a_proposal_to_move_a_plan_out_of_the_store_moves_nothing(
     (state / "proposal.json").write_text(json.dumps(proposal))
     store = isolated_home / ".gemini"
     before = _tree(store)
-    applied = cli("apply", "--plans-dir", folder, "--yes", "--json")
+    applied = cli("apply", "--plans-dir", folder, "--yes", "--now", now, "--json")
     results = json.loads(applied.stdout)["results"]
     assert [(r["name"], r["status"]) for r in results] == [(PLAN, "skipped")]
     assert "Gemini CLI's own folder" in results[0]["reason"]
