@@ -11,8 +11,9 @@ from clarity.sources.claude_code import ClaudeCode
 from clarity.sources.codex import Codex
 from clarity.sources.cursor import Cursor
 from clarity.sources.gemini_cli import GeminiCli
+from clarity.sources.qwen_code import QwenCode
 
 if TYPE_CHECKING:
     from clarity.sources.protocol import PlanSource
 
-SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor(), GeminiCli(), Codex())
+SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor(), GeminiCli(), Codex(), QwenCode())

@@ -38,3 +38,55 @@ def test_claude_codes_sub_plans_are_its_agent_named_ones() -> None:
         "calm-agent-a1-agent-b2.md": "calm.md",
     }
     assert claude.is_plan("calm.md") and not claude.is_plan(".calm.md")
+
+
+def test_a_home_with_every_agent_is_found_judged_and_acted_on(
+    isolated_home: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 44's home: Claude Code's, Cursor's, Gemini CLI's, Codex's and Qwen Code's plans
+    side by side; `roots`, `scan --all` and `apply --all --rescan --yes` over all of them."""
+    from datetime import UTC, datetime
+
+    from tests.builders import codex_home, gemini_home, qwen_home
+
+    for variable in ("GEMINI_CLI_HOME", "CODEX_HOME", "QWEN_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    project = isolated_home / "work" / "greeter"
+    gemini = gemini_home.lay_out("01-approved-implemented", isolated_home, project)
+    codex = codex_home.lay_out("01-approved-implemented", isolated_home, project)
+    qwen = qwen_home.lay_out("01-approved-implemented", isolated_home, project)
+    last = max(gemini.last_activity, codex.last_activity, qwen.last_activity)
+    moment = datetime.fromtimestamp(last + 86400, UTC)
+    now = moment.isoformat()
+    make_files(
+        isolated_home / ".claude" / "plans",
+        {"calm-river.md": Plan("# Calm river\n\nCOMPLETED\n", age_days=9)},
+        now=moment,
+    )
+    cursor = Path(__file__).parents[2] / "fixtures" / "cursor" / "plans"
+    done_cursor = "session_timeout_handling_3f2a9c1e.plan.md"
+    make_files(
+        isolated_home / ".cursor" / "plans",
+        {done_cursor: Plan((cursor / done_cursor).read_bytes(), age_days=9)},
+        now=moment,
+    )
+    roots = json.loads(cli("roots", "--json").stdout)["roots"]
+    assert sorted(root["agent"] for root in roots) == [
+        "claude-code", "codex", "cursor", "gemini-cli", "qwen-code",
+    ]  # fmt: skip
+    scanned = json.loads(cli("scan", "--all", "--now", now, "--json").stdout)
+    classes = {plan["agent"]: plan["class"] for plan in scanned["plans"]}
+    assert classes == dict.fromkeys(
+        ("claude-code", "codex", "cursor", "gemini-cli", "qwen-code"), "completed"
+    )
+    store = isolated_home / ".gemini"
+    before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    texts = {Path(p["path"]).name: Path(p["path"]).read_bytes() for p in scanned["plans"]}
+    applied = json.loads(cli("apply", "--all", "--rescan", "--yes", "--now", now, "--json").stdout)
+    moved = {r["name"]: r for root in applied["roots"] for r in root.get("results", [])}
+    assert sorted(moved) == sorted(name for name in texts if name != "greeting-plan.md")
+    for name, result in moved.items():
+        assert result["status"] == "done" and result["action"] == "archive"
+        assert Path(result["destination"]).read_bytes() == texts[name]
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
+    assert (gemini.plans_dir / "greeting-plan.md").exists()
