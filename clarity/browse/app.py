@@ -75,6 +75,7 @@ def make_app(browser: Browser, note: Callable[[str], None]) -> Starlette:
             place=asked.get("place", ""),
             project=asked.get("project", ""),
             root=asked.get("root", ""),
+            agent=asked.get("agent", ""),
             sort="old" if asked.get("sort") == "old" else "new",
             page=_number(asked.get("page"), 1),
         )

@@ -70,6 +70,7 @@ class Filters:
     place: str = ""
     project: str = ""
     root: str = ""
+    agent: str = ""
     sort: str = "new"
     page: int = 1
 
@@ -83,6 +84,7 @@ class Filters:
             "place": chosen.place,
             "project": chosen.project,
             "root": chosen.root,
+            "agent": chosen.agent,
             "sort": "" if chosen.sort == "new" else chosen.sort,
             "page": "" if chosen.page == 1 else str(chosen.page),
         }
@@ -126,6 +128,7 @@ def render(template: str, catalogue: Catalogue | None, **values: Any) -> str:
 
 def chosen(catalogue: Catalogue, filters: Filters) -> list[PlanRow]:
     """The catalogue's plans the filters leave, in the order asked."""
+    agents = {root.id: root.agent for root in catalogue.roots}
     plans = [
         plan
         for plan in catalogue.plans
@@ -133,6 +136,7 @@ def chosen(catalogue: Catalogue, filters: Filters) -> list[PlanRow]:
         and (not filters.place or plan.place == filters.place)
         and (not filters.project or plan.project == filters.project)
         and (not filters.root or plan.root == filters.root)
+        and (not filters.agent or agents.get(plan.root) == filters.agent)
     ]
     if filters.sort == "old":
         plans.reverse()  # the catalogue is newest first
@@ -171,6 +175,7 @@ def list_page(catalogue: Catalogue, filters: Filters) -> str:
             ("place", filters.place),
             ("project", filters.project),
             ("folder", roots[filters.root].plans_dir if filters.root in roots else ""),
+            ("agent", filters.agent),
         )
         if value
     ]
@@ -187,6 +192,7 @@ def list_page(catalogue: Catalogue, filters: Filters) -> str:
         projects=sorted({plan.project for plan in catalogue.plans if plan.project}),
         roots=catalogue.roots,
         many_roots=len(catalogue.roots) > 1,
+        agents=sorted({root.agent for root in catalogue.roots}),
         chosen=filters,
         rows=rows,
         page=page,

@@ -10,9 +10,10 @@ import typer
 
 from clarity import hints
 from clarity.cli.app import app
-from clarity.cli.groups import Folders, Shape, grouped, settings_from
+from clarity.cli.groups import Folders, Shape, grouped, only_agent, settings_from
 from clarity.cli.options import (
     AllRootsOption,
+    FromOption,
     JsonOnlyOption,
     YesOption,
     note,
@@ -44,9 +45,11 @@ def archived(
     folders: Folders,
     shape: Shape,
     all_roots: AllRootsOption = False,
+    from_agent: FromOption = None,
 ) -> int:
     """List the archive's plans, newest first by quarter (or those matching QUERY). Read-only."""
-    settings = settings_from(folders)
+    settings = only_agent(settings_from(folders), from_agent)
+    all_roots = all_roots or from_agent is not None
     chosen_format = shape.format
     if all_roots:
         folders.check_none_for_all()

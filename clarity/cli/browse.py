@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from clarity.cli.app import app
-from clarity.cli.groups import Folders, grouped, settings_from
+from clarity.cli.groups import Folders, grouped, only_agent, settings_from
+from clarity.cli.options import FromOption
 from clarity.render.output import say
 
 
@@ -25,9 +26,10 @@ def browse(
     no_open: Annotated[
         bool, typer.Option("--no-open", help="Print the address only; open no browser.")
     ] = False,
+    from_agent: FromOption = None,
 ) -> None:
     """Look at every plan in a browser: list, search, plan pages, diffs, pictures. Read-only."""
-    settings = settings_from(folders)
+    settings = only_agent(settings_from(folders), from_agent)
     from clarity.browse.server import serve
 
     serve(

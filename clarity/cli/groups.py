@@ -133,6 +133,15 @@ def settings_from(
     return of_its_agent(load_settings(options, os.environ, Path.cwd()))
 
 
+def only_agent(settings: Settings, name: str | None) -> Settings:
+    """settings narrowed to one agent's folders (`--from NAME`; workflows/roots.py)."""
+    if name is None:
+        return settings
+    from clarity.workflows.roots import only_agent as narrowed
+
+    return narrowed(settings, name)
+
+
 def grouped(command: Callable[..., Result]) -> Callable[..., Result]:
     """The command with each group parameter spelt out as its options (see the module)."""
     hints = typing.get_type_hints(command, include_extras=True)

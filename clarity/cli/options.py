@@ -105,6 +105,16 @@ ProtectHoursOption = Annotated[
     ),
 ]
 
+FromOption = Annotated[
+    str | None,
+    typer.Option(
+        "--from",
+        metavar="AGENT",
+        help="Only this coding agent's plans folders (clarity roots names each folder's "
+        "agent: claude-code, cursor, gemini-cli, codex, qwen-code); every one of them, as "
+        "--all.",
+    ),
+]
 AllRootsOption = Annotated[
     bool,
     typer.Option(

@@ -9,11 +9,20 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from clarity.cli.app import app
-from clarity.cli.groups import Folders, Moment, Shape, Thresholds, grouped, settings_from
+from clarity.cli.groups import (
+    Folders,
+    Moment,
+    Shape,
+    Thresholds,
+    grouped,
+    only_agent,
+    settings_from,
+)
 from clarity.cli.options import (
     AgentOption,
     AllRootsOption,
     FormatOption,
+    FromOption,
     FullOption,
     IncludeTrackedOption,
     JsonOnlyOption,
@@ -62,6 +71,7 @@ def scan(
     output: OutputOption = None,
     show_all: FullOption = False,
     all_roots: AllRootsOption = False,
+    from_agent: FromOption = None,
     include_tracked: IncludeTrackedOption = False,
     record: RecordOption = True,
     print_only: PrintOnlyOption = False,
@@ -69,7 +79,8 @@ def scan(
     """Classify every plan and show what apply would do. Moves nothing."""
     _refuse_output_with_print_only(print_only, output)
     settings = settings_from(folders, thresholds, protect_hours=protect_hours, agent=agent)
-    settings = settings._replace(include_tracked=include_tracked)
+    settings = only_agent(settings._replace(include_tracked=include_tracked), from_agent)
+    all_roots = all_roots or from_agent is not None
     chosen_format = shape.format
     bar = ProgressBar(chosen_format is not Format.JSON)
     where = None if project is None else given_path(project, "--project").absolute()
@@ -256,11 +267,13 @@ def apply(
     shape: Shape,
     trust_plans_dir: TrustPlansDirOption = False,
     all_roots: AllRootsOption = False,
+    from_agent: FromOption = None,
     include_tracked: IncludeTrackedOption = False,
 ) -> int:
     """Carry out the latest scan: archive completed plans, trash stale ones."""
     settings = settings_from(folders, thresholds, protect_hours=protect_hours, agent=agent)
-    settings = settings._replace(include_tracked=include_tracked)
+    settings = only_agent(settings._replace(include_tracked=include_tracked), from_agent)
+    all_roots = all_roots or from_agent is not None
     chosen_format = shape.format
     if not rescan:
         _only_with_rescan(settings, thresholds.given(), include_tracked=include_tracked)

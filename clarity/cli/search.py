@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from clarity.cli.app import app
-from clarity.cli.groups import Folders, Shape, grouped, settings_from
+from clarity.cli.groups import Folders, Shape, grouped, only_agent, settings_from
 from clarity.cli.options import (
+    FromOption,
     ProjectOption,
     given_path,
     note,
@@ -67,9 +68,10 @@ def search(
         int, typer.Option("--limit", min=1, metavar="N", help="Hits shown, at most.")
     ] = 20,
     shape: Shape,
+    from_agent: FromOption = None,
 ) -> None:
     """Find any plan, live or archived, by its words: best first, with where it lives."""
-    settings = settings_from(folders)
+    settings = only_agent(settings_from(folders), from_agent)
     chosen_format = shape.format
     from clarity.workflows.searching import search_plans
 

@@ -228,6 +228,7 @@ class Settings(NamedTuple):
     include_tracked: bool = False  # move plans git tracks too (--include-tracked)
     plan_source: str = ""  # the agent whose plans these are (sources/: its name); "": ask
     plans_gone: bool = False  # the agent deleted the plans folder; its kept texts remain
+    only_agent: str = ""  # --from: only this agent's plans folders are every root's ("": all)
 
     def values(self) -> dict[str, Any]:
         return {

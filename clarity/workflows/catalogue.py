@@ -49,6 +49,11 @@ class RootView:
     def archive_dir(self) -> Path:
         return self.settings.archive_dir
 
+    @property
+    def agent(self) -> str:
+        """The coding agent whose plans these are (sources/: its name)."""
+        return self.settings.plan_source or "claude-code"
+
 
 @dataclass(frozen=True, slots=True)
 class Catalogue:

@@ -158,6 +158,11 @@ def every_root(settings: Settings) -> Roots:
 
     found = find_roots(settings)
     found = Roots(tuple(r for r in found.roots if not r.gone), found.passed_over)
+    if not found.roots and settings.only_agent:
+        raise ClarityError(
+            f"--from {settings.only_agent}: no plans folder of that agent on this machine "
+            "(clarity roots lists them)"
+        )
     if not found.roots:
         raise ClarityError(
             "no plans folder on this machine yet (clarity roots says where it looked); "
@@ -182,6 +187,8 @@ def apply_every_root(
     """`apply --all`: each folder found now with --rescan, else each folder scan --all
     reviewed; what it did recorded, for undo --all."""
     roots = every_root(settings) if rescan else reviewed_roots()
+    if settings.only_agent:  # --from: the other agents' folders are left as they are
+        roots = Roots(tuple(r for r in roots.roots if r.agent == settings.only_agent), ())
     outcomes = for_each_root(settings, roots, apply_one)
     remember_applies(outcomes)
     return outcomes

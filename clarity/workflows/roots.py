@@ -51,11 +51,26 @@ def find_roots(settings: Settings, home: Path | None = None) -> Roots:
     roots: dict[str, PlansRoot] = {}
     passed: list[PassedOver] = []
     for source in SOURCES:
+        if settings.only_agent and source.name != settings.only_agent:
+            continue
         found = source.folders(settings, home)
         for root in found.roots:
             roots.setdefault(os.path.realpath(root.plans_dir), root)
         passed += found.passed_over
     return Roots(tuple(roots.values()), tuple(passed))
+
+
+def only_agent(settings: Settings, name: str | None) -> Settings:
+    """The settings narrowed to one agent's plans folders (`--from NAME`); a ClarityError
+    naming the agents clarity knows when it knows no such one."""
+    if name is None:
+        return settings
+    from clarity.sources.registry import SOURCES
+
+    names = [source.name for source in SOURCES]
+    if name not in names:
+        raise ClarityError(f"--from {name}: no such agent; clarity knows {', '.join(names)}")
+    return settings._replace(only_agent=name)
 
 
 def settings_for(settings: Settings, root: PlansRoot) -> Settings:

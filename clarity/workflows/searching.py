@@ -38,6 +38,11 @@ def search_plans(
         return run_search(chosen, request, reuse_within)
 
     roots = None if one_root_named(settings) else find_roots(settings)
+    if roots is not None and not roots.roots and settings.only_agent:
+        raise ClarityError(
+            f"--from {settings.only_agent}: no plans folder of that agent on this machine "
+            "(clarity roots lists them)"
+        )
     if roots is None or len(roots.roots) < 2:
         if roots is not None and roots.roots:
             from clarity.workflows.roots import settings_for

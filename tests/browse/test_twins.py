@@ -56,6 +56,9 @@ def test_the_list_twin_takes_the_pages_filters(served: Served) -> None:
         assert listed["plans"] and {plan["class"] for plan in listed["plans"]} == {plan_class}
     oldest_first = _json(served, "/plans.json?sort=old")["plans"]
     assert oldest_first == list(reversed(_json(served, "/plans.json")["plans"]))
+    every = _json(served, "/plans.json")["plans"]
+    assert _json(served, "/plans.json?agent=claude-code")["plans"] == every  # all Claude Code's
+    assert _json(served, "/plans.json?agent=cursor")["plans"] == []
 
 
 def test_a_plan_twin_gives_its_row_and_its_text(

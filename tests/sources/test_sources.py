@@ -90,3 +90,43 @@ def test_a_home_with_every_agent_is_found_judged_and_acted_on(
         assert Path(result["destination"]).read_bytes() == texts[name]
     assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
     assert (gemini.plans_dir / "greeting-plan.md").exists()
+
+
+def test_from_narrows_every_folder_command_to_one_agent(
+    isolated_home: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--from AGENT` (SPEC 2.1's `--agent NAME`: `--agent` already turns the advisor on):
+    scan, apply, archived and search act on that agent's folders alone."""
+    from datetime import UTC, datetime
+
+    from tests.builders import codex_home
+
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    laid = codex_home.lay_out(
+        "01-approved-implemented", isolated_home, isolated_home / "work" / "g"
+    )
+    moment = datetime.fromtimestamp(laid.last_activity + 86400, UTC)
+    make_files(
+        isolated_home / ".claude" / "plans",
+        {"calm-river.md": Plan("# Calm river\n\nCOMPLETED\n", age_days=9)},
+        now=moment,
+    )
+    now = moment.isoformat()
+    scanned = json.loads(cli("scan", "--from", "codex", "--now", now, "--json").stdout)
+    assert {plan["agent"] for plan in scanned["plans"]} == {"codex"}
+    applied = json.loads(
+        cli("apply", "--from", "codex", "--rescan", "--yes", "--now", now, "--json").stdout
+    )
+    assert [root["agent"] for root in applied["roots"]] == ["codex"]
+    assert (isolated_home / ".claude" / "plans" / "calm-river.md").exists()  # not Codex's
+    hits = json.loads(cli("search", "greeting", "--from", "claude-code", "--json").stdout)
+    assert hits["hits"] == []
+    for args in (("scan", "--from", "cursor"), ("search", "x", "--from", "cursor")):
+        refused = cli(*args)
+        assert refused.exit_code == 2
+        assert refused.stderr.strip().endswith(
+            "no plans folder of that agent on this machine (clarity roots lists them)"
+        )
+    unknown = cli("archived", "--from", "nope")
+    assert unknown.exit_code == 2
+    assert "--from nope: no such agent; clarity knows claude-code, cursor" in unknown.stderr
