@@ -111,8 +111,8 @@ FromOption = Annotated[
         "--from",
         metavar="AGENT",
         help="Only this coding agent's plans folders (clarity roots names each folder's "
-        "agent: claude-code, cursor, gemini-cli, codex, qwen-code); every one of them, as "
-        "--all.",
+        "agent: claude-code, cursor, gemini-cli, codex, qwen-code, windsurf); every one of "
+        "them, as --all.",
     ),
 ]
 AllRootsOption = Annotated[

@@ -12,8 +12,16 @@ from clarity.sources.codex import Codex
 from clarity.sources.cursor import Cursor
 from clarity.sources.gemini_cli import GeminiCli
 from clarity.sources.qwen_code import QwenCode
+from clarity.sources.windsurf import Windsurf
 
 if TYPE_CHECKING:
     from clarity.sources.protocol import PlanSource
 
-SOURCES: tuple[PlanSource, ...] = (ClaudeCode(), Cursor(), GeminiCli(), Codex(), QwenCode())
+SOURCES: tuple[PlanSource, ...] = (
+    ClaudeCode(),
+    Cursor(),
+    GeminiCli(),
+    Codex(),
+    QwenCode(),
+    Windsurf(),
+)

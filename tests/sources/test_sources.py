@@ -10,7 +10,7 @@ import pytest
 
 from clarity.sources import source_named
 from clarity.sources.registry import SOURCES
-from tests.builders.files import Plan, make_files
+from tests.builders.files import NOW_ISO, Plan, make_files
 
 
 def test_each_source_has_its_own_name_and_is_found_by_it() -> None:
@@ -130,3 +130,27 @@ def test_from_narrows_every_folder_command_to_one_agent(
     unknown = cli("archived", "--from", "nope")
     assert unknown.exit_code == 2
     assert "--from nope: no such agent; clarity knows claude-code, cursor" in unknown.stderr
+
+
+def test_from_names_every_agent_clarity_knows(cli) -> None:
+    shown = " ".join(cli("scan", "--help").stdout.split())
+    for source in SOURCES:
+        assert source.name in shown
+
+
+def test_windsurfs_plans_are_judged_by_their_words_and_moved(isolated_home: Path, cli) -> None:
+    plans = isolated_home / ".windsurf" / "plans"
+    done = "# Search rewrite\n\n**Status:** done\n\n## Steps\n1. Index.\n"
+    make_files(plans, {"search-rewrite.md": Plan(done, age_days=3), "notes.md": Plan("# Notes\n")})
+    roots = json.loads(cli("roots", "--json").stdout)["roots"]
+    assert {root["agent"]: root["plans_dir"] for root in roots}["windsurf"] == str(plans)
+    now = NOW_ISO  # the moment make_files laid them out from
+    scanned = json.loads(cli("scan", "--from", "windsurf", "--now", now, "--json").stdout)
+    classes = {plan["name"]: plan["class"] for plan in scanned["plans"]}
+    assert classes == {"search-rewrite.md": "completed", "notes.md": "active"}
+    applied = json.loads(
+        cli("apply", "--from", "windsurf", "--rescan", "--yes", "--now", now, "--json").stdout
+    )
+    [result] = applied["roots"][0]["results"]
+    assert Path(result["destination"]).read_text() == done
+    assert Path(result["destination"]).is_relative_to(isolated_home / ".windsurf" / "plans-archive")
