@@ -82,6 +82,13 @@ def _refreshed(settings: Settings, stamp: tuple[int, ...], counts: dict[str, int
     _REFRESHED[(settings.plans_dir, settings.archive_dir)] = (stamp, time.monotonic(), counts)
 
 
+def _is_plan(settings: Settings) -> Callable[[str], bool]:
+    """Which files of the folder are plans: its agent's rule (sources/)."""
+    from clarity.sources import source_of
+
+    return source_of(settings).is_plan
+
+
 def run_search(settings: Settings, request: SearchRequest, reuse_within: float = 0.0) -> Found:
     """The hits, best first. reuse_within: seconds a refresh of the index stays good while
     neither the plans folder nor the archive changed (0: refresh first, always)."""
@@ -107,7 +114,7 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
                 known = _fresh(settings, reuse_within) if reuse_within else None
                 if known is None:
                     stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)
-                    index.refresh(settings.plans_dir, settings.archive_dir)
+                    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings))
                     counts = index.count()
                     _refreshed(settings, stamp, counts)
                 else:

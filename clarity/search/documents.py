@@ -8,7 +8,7 @@ index.py keeps these rows up to date and asks them.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,12 @@ def stamp_of(size: int, mtime_ns: int, inode: int, ctime_ns: int = 0) -> str:
 
 
 def live_documents(
-    plans_dir: Path, known: Known, seen: set[str]
+    plans_dir: Path, known: Known, seen: set[str], is_plan: Callable[[str], bool] = is_plan_name
 ) -> Iterator[tuple[int | None, dict[str, Any], str]]:
     """Each live plan whose stamp is not the one its row has, read: (its row, if any;
-    the row's fields; the text indexed). Every plan found goes into `seen`."""
-    for entry in _plan_entries(plans_dir):
+    the row's fields; the text indexed). Every plan found goes into `seen`. is_plan: the
+    folder's agent's rule of which files are plans (sources/)."""
+    for entry in _plan_entries(plans_dir, is_plan):
         try:
             info = entry.stat(follow_symlinks=False)
         except OSError:
@@ -170,11 +171,11 @@ def text_or_none(value: object) -> str | None:
     return None if value is None else shown(str(value))
 
 
-def _plan_entries(plans_dir: Path) -> Iterator[os.DirEntry[str]]:
+def _plan_entries(plans_dir: Path, is_plan: Callable[[str], bool]) -> Iterator[os.DirEntry[str]]:
     try:
         with os.scandir(plans_dir) as entries:
             for entry in entries:
-                if is_plan_name(entry.name) and entry.is_file(follow_symlinks=False):
+                if is_plan(entry.name) and entry.is_file(follow_symlinks=False):
                     yield entry
     except OSError:
         return

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 from clarity.archive.layout import INDEX_JSONL, read_index_lines
 from clarity.archive.versions import VERSIONS, versions_stamp
 from clarity.model import Place
+from clarity.plans.reader import is_plan_name
 from clarity.search.documents import (
     Known,
     archived_documents,
@@ -187,11 +188,13 @@ class SearchIndex:
         with self.db:
             return self._refresh_archive(archive_dir)
 
-    def refresh(self, plans_dir: Path, archive_dir: Path) -> int:
+    def refresh(
+        self, plans_dir: Path, archive_dir: Path, is_plan: Callable[[str], bool] = is_plan_name
+    ) -> int:
         """Bring the index up to date with the plans dir and the archive; how many plans
-        were (re)read."""
+        were (re)read. is_plan: which files of the plans dir are plans (its agent's rule)."""
         with self.db:
-            read = self._refresh_live(plans_dir)
+            read = self._refresh_live(plans_dir, is_plan)
             read += self._refresh_archive(archive_dir)
             read += self._refresh_kept(archive_dir)
         return read
@@ -220,11 +223,11 @@ class SearchIndex:
         self.db.executemany("DELETE FROM docs WHERE id = ?", ids)
         self.db.executemany("DELETE FROM text WHERE rowid = ?", ids)
 
-    def _refresh_live(self, plans_dir: Path) -> int:
+    def _refresh_live(self, plans_dir: Path, is_plan: Callable[[str], bool]) -> int:
         known = self._known(Place.LIVE)
         seen: set[str] = set()
         read = 0
-        for row_id, fields, body in live_documents(plans_dir, known, seen):
+        for row_id, fields, body in live_documents(plans_dir, known, seen, is_plan):
             self._put(row_id, fields, body)
             read += 1
         self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)

@@ -17,6 +17,7 @@ import json
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -75,6 +76,7 @@ def keep_live_plans(
     keep_days: float = KEEP_DAYS,
     only_near_cleanup: bool = False,
     deadline: float | None = None,
+    is_plan: Callable[[str], bool] = is_plan_name,
 ) -> Kept:
     """Keep the text of each live plan that changed since its text was last kept.
 
@@ -94,7 +96,7 @@ def keep_live_plans(
     moment = now.timestamp()
     for entry in sorted(entries, key=lambda e: e.name):
         name = entry.name
-        if not is_plan_name(name):
+        if not is_plan(name):  # the folder's agent's rule (sources/): a README is no plan
             continue
         try:
             info = entry.stat(follow_symlinks=False)

@@ -157,6 +157,7 @@ def _with_texts_kept(
 ) -> RunReport:
     """The run's report, and what the keeping pass that follows every writing run did:
     each live plan's text, if it changed since, kept as a version (SPEC 6.1)."""
+    from clarity.sources import source_of
     from clarity.workflows.keeping import keep_live_plans, keep_session_texts
 
     if not trusted and project_signs(settings.plans_dir):  # a hand archive in a project:
@@ -170,6 +171,7 @@ def _with_texts_kept(
         now,
         retention=settings.retention,
         keep_days=settings.keep_days,
+        is_plan=source_of(settings).is_plan,
     )
     kept.problems.extend(carried.problems)
     kept.kept.extend(carried.kept)

@@ -125,3 +125,16 @@ def test_a_todo_list_says_done_only_when_every_item_is_completed(tmp_path: Path)
     cancelled = status[CANCELLED]
     assert cancelled is not None and not cancelled.done
     assert cancelled.evidence == "frontmatter todos: 3/4 completed"
+
+
+def test_a_note_beside_cursors_plans_is_no_plan_to_keep_or_find(home: Path) -> None:
+    """Only `*.plan.md` files are Cursor's plans: its README is not kept as a version by
+    the run that writes, and search does not offer it."""
+    assert _clarity("apply", "--all", "--rescan", "--yes", "--now", NOW_ISO)
+    versions = home / ".cursor" / "plans-archive" / "versions"
+    kept = {path.name for path in versions.iterdir() if not path.name.startswith(".")}
+    assert kept and not any(name.startswith("README") for name in kept)
+    found = _clarity("search", "saves", "--plans-dir", str(home / ".cursor" / "plans"))
+    assert found["hits"] == []
+    found = _clarity("search", "rate", "--plans-dir", str(home / ".cursor" / "plans"))
+    assert found["hits"]  # the plans themselves are found
