@@ -32,7 +32,7 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -46,6 +46,10 @@ from clarity.settings.locations import (
     is_folder,
 )
 from clarity.sources import Found, PassedOver, PlansRoot
+from clarity.state import DirState
+from clarity.transcripts.texts_seen import APPROVED as TEXT_APPROVED
+from clarity.transcripts.texts_seen import FOLDER as TEXTS_FOLDER
+from clarity.transcripts.texts_seen import WRITTEN, TextsSeen
 
 if TYPE_CHECKING:
     from clarity.settings.config import Settings
@@ -287,6 +291,9 @@ def read_sessions(temp: Path, plans_dir: Path, now: datetime, protect_hours: flo
     except OSError:
         return NO_SESSIONS
     real = os.path.realpath(plans_dir)
+    state = DirState.for_plans_dir(plans_dir)
+    read = _chats_read(state)
+    texts = TextsSeen()
     evidence: dict[str, SessionEvidence] = {}
     presented: set[str] = set()
     projects: dict[str, str] = {}
@@ -302,7 +309,7 @@ def read_sessions(temp: Path, plans_dir: Path, now: datetime, protect_hours: flo
         chat = read_chat(chats / name)
         if wanted is not None and chat.session != wanted:
             continue
-        found = _weigh(chat, real)
+        found = _weigh(chat, real, texts if _grown(read, chats / name) else None)
         for plan, seen in found.items():
             presented.add(plan)
             if chat.project:
@@ -319,6 +326,10 @@ def read_sessions(temp: Path, plans_dir: Path, now: datetime, protect_hours: flo
         ):
             for plan in _plans_in(plans_dir):
                 in_use[plan] = chat.session
+    if texts.found and texts.set_aside(state.root / TEXTS_FOLDER):
+        _save_chats_read(state, read)  # each chat's texts are set aside once
+    elif not texts.found:
+        _save_chats_read(state, read)
     return PlanSessions(
         in_use,
         frozenset(),
@@ -327,6 +338,46 @@ def read_sessions(temp: Path, plans_dir: Path, now: datetime, protect_hours: flo
         projects=projects,
         presented=frozenset(presented),
     )
+
+
+_CHATS_READ = "gemini-chats.json"  # in the folder's state: chat -> its stamp when its texts went
+
+
+def _chats_read(state: DirState) -> dict[str, list[int]]:
+    from clarity.fsio import read_regular
+
+    try:
+        known = json.loads(read_regular(state.root / _CHATS_READ, SETTINGS_MOST * 8))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return known if isinstance(known, dict) else {}
+
+
+def _grown(read: dict[str, list[int]], chat: Path) -> bool:
+    """Whether the chat changed since its texts were set aside (and note its stamp)."""
+    try:
+        info = chat.stat()
+    except OSError:
+        return False
+    stamp = [info.st_size, info.st_mtime_ns]
+    if read.get(os.fspath(chat)) == stamp:
+        return False
+    read[os.fspath(chat)] = stamp
+    return True
+
+
+def _save_chats_read(state: DirState, read: dict[str, list[int]]) -> None:
+    from clarity.fsio import write_atomic
+
+    try:
+        state.root.mkdir(parents=True, exist_ok=True)
+        write_atomic(state.root / _CHATS_READ, json.dumps(read).encode(), durable=False)
+    except OSError:
+        pass  # set aside again next time: kept once all the same (by content)
+
+
+def _iso(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
 
 
 def _plans_in(plans_dir: Path) -> list[str]:
@@ -346,8 +397,12 @@ class _Approval:
         self.withdrawn: str | None = None
 
 
-def _weigh(chat: Chat, real_plans_dir: str) -> dict[str, SessionEvidence | None]:
-    """plan -> its latest standing approval in the chat (None: presented, never approved)."""
+def _weigh(
+    chat: Chat, real_plans_dir: str, texts: TextsSeen | None = None
+) -> dict[str, SessionEvidence | None]:
+    """plan -> its latest standing approval in the chat (None: presented, never approved).
+    texts: given, each text the session wrote or had approved is set aside there (its
+    versions, SPEC 6.1: a draft overwritten in the store is still kept)."""
     text: dict[str, str | None] = {}  # plan -> the text the session last wrote, if known
     approvals: dict[str, _Approval] = {}
     seen: dict[str, SessionEvidence | None] = {}
@@ -367,6 +422,8 @@ def _weigh(chat: Chat, real_plans_dir: str) -> dict[str, SessionEvidence | None]
                 written = text[plan]
                 if approval is not None and written is not None:
                     approval.texts.add(_sha(written))  # its own edit of its plan
+                if texts is not None and written is not None:
+                    texts.add(plan, _sha(written), written, _iso(call.at), WRITTEN, chat.session)
             elif latest is not None:
                 approvals[latest].edited.add(os.path.realpath(path))
         elif call.name == "exit_plan_mode":
@@ -378,6 +435,8 @@ def _weigh(chat: Chat, real_plans_dir: str) -> dict[str, SessionEvidence | None]
             seen.setdefault(plan, None)
             if call.output.startswith(APPROVED):
                 known = text.get(plan)
+                if texts is not None and known is not None:
+                    texts.add(plan, _sha(known), known, _iso(call.at), TEXT_APPROVED, chat.session)
                 approvals[plan] = _Approval(call.at, set() if known is None else {_sha(known)})
                 latest = plan
             elif call.output.startswith(REJECTED) and plan in approvals:

@@ -125,7 +125,7 @@ def test_apply_keeps_every_text_and_writes_nothing_in_gemini_clis_store(
     for laid in gemini.values():
         plan = (laid.plans_dir / PLAN).read_bytes()
         history = _json(cli, "history", PLAN, "--plans-dir", os.fspath(laid.plans_dir))
-        assert [v["sha256"] for v in history["versions"]] == [hashlib.sha256(plan).hexdigest()]
+        assert history["versions"][-1]["sha256"] == hashlib.sha256(plan).hexdigest()
     # named by hand, the folder gets the same archive, never one inside the store
     again = cli("apply", "--rescan", "--yes", "--plans-dir", os.fspath(laid.plans_dir))
     assert again.exit_code == 0, again.stderr
@@ -252,3 +252,23 @@ def test_a_proposal_to_move_a_plan_out_of_the_store_moves_nothing(
     assert [(r["name"], r["status"]) for r in results] == [(PLAN, "skipped")]
     assert "Gemini CLI's own folder" in results[0]["reason"]
     assert _tree(store) == before
+
+
+def test_a_draft_the_session_overwrote_is_kept_as_an_earlier_version(
+    cli: Any, gemini: dict[str, Laid]
+) -> None:
+    """Scenario 03: the plan was rejected, rewritten over the same file and approved; the
+    first text is in the chat alone, and it is kept all the same (SPEC 6.1)."""
+    laid = gemini["03-revised-then-approved"]
+    now = _now(gemini)
+    assert cli("scan", "--all", "--now", now).exit_code == 0
+    assert cli("apply", "--all", "--rescan", "--yes", "--now", now).exit_code == 0
+    history = _json(cli, "history", PLAN, "--plans-dir", os.fspath(laid.plans_dir))
+    versions = history["versions"]
+    assert len(versions) == 2
+    live = hashlib.sha256((laid.plans_dir / PLAN).read_bytes()).hexdigest()
+    assert versions[-1]["sha256"] == live
+    first = cli("show", PLAN, "--version", "1", "--plans-dir", os.fspath(laid.plans_dir))
+    assert first.exit_code == 0, first.stderr
+    assert "# Greeting plan" in first.stdout and "NAME" not in first.stdout  # the first draft
+    assert "NAME" in (laid.plans_dir / PLAN).read_text()  # the approved text holds it
