@@ -135,3 +135,61 @@ def uninstall_command(
     removed = remove_hook(settings_file)
     if removed.outcome.value == "removed":
         _say_hook(removed.outcome.value, settings_file)
+
+
+@app.command("uninstall")
+def uninstall(force: ForceOption = False) -> None:
+    """Take out everything clarity installed (the /clarity skill and its hooks, yours and
+    this project's, and the weekly run), and say which of its folders remain."""
+    from clarity.claude_code.hook_settings import check_settings, remove_hook
+    from clarity.claude_code.slash_command import project_root, uninstall_skill
+    from clarity.schedule.choose import every_scheduler
+    from clarity.settings.locations import claude_config_dir
+
+    places = [(_base(False), False)]
+    if project_root(Path.cwd(), claude_config_dir(os.environ)) is not None:
+        places.append((_base(True), True))
+    for base, project in places:
+        settings_file = _settings_file(base, project)
+        check_settings(settings_file)
+        installed = uninstall_skill(base, force=force)
+        if installed.skill.outcome.value != "absent" or installed.legacy is not None:
+            _say_skill(installed)
+        if installed.legacy_kept is not None:
+            _say_skill(installed)
+        if remove_hook(settings_file).outcome.value == "removed":
+            _say_hook("removed", settings_file)
+    removed = [s.name for s in every_scheduler() if s.remove().value == "removed"]
+    if removed:
+        say([f"removed the weekly run from {', '.join(removed)}"])
+    _say_left_in_place()
+
+
+def _say_left_in_place() -> None:
+    """clarity's own folders, kept: the archive and the versions are the record of every
+    plan clarity moved or kept (a person removes them, knowing so)."""
+    import shlex
+
+    from clarity.settings.config import load_settings
+    from clarity.settings.locations import config_file, state_dir
+    from clarity.workflows.roots import archives_on_this_machine
+
+    settings = load_settings({}, os.environ, Path.cwd())
+    archives = archives_on_this_machine(settings)
+    folders = [path for path in (*archives, state_dir()) if path.exists()]
+    config = config_file()
+    lines = ["Left in place, each to remove yourself once you no longer need it:"]
+    for folder in folders:
+        lines.append(f"  {folder}  (rm -r {shlex.quote(str(folder))})")
+    if config.exists():
+        lines.append(f"  {config}  (rm {shlex.quote(str(config))})")
+    if len(lines) > 1:
+        say(lines)
+    say(
+        [
+            "Then remove clarity itself: uv tool uninstall clarity-plans (or pipx uninstall "
+            "clarity-plans); in Claude Code, /plugin uninstall clarity@clarity if you added "
+            "the plugin; and the line clarity --install-completion added to your shell's "
+            "startup file, if you ran it"
+        ]
+    )

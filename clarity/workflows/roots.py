@@ -60,6 +60,19 @@ def find_roots(settings: Settings, home: Path | None = None) -> Roots:
     return Roots(tuple(roots.values()), tuple(passed))
 
 
+def archives_on_this_machine(settings: Settings) -> list[Path]:
+    """Every archive folder of every plans folder clarity finds, each once (one inside
+    another listed is left out: removing the outer removes it)."""
+    found = sorted(
+        {root.archive_dir for root in find_roots(settings).roots} | {settings.archive_dir}
+    )
+    outer: list[Path] = []
+    for folder in found:
+        if not any(folder.is_relative_to(kept) for kept in outer):
+            outer.append(folder)
+    return outer
+
+
 def only_agent(settings: Settings, name: str | None) -> Settings:
     """The settings narrowed to one agent's plans folders (`--from NAME`); a ClarityError
     naming the agents clarity knows when it knows no such one."""

@@ -1,0 +1,44 @@
+"""Issue 46, item 3: `clarity uninstall` takes out in one command what clarity put in (the
+/clarity skill and its hooks, the weekly run) and says which of its folders are left,
+each with the command that removes it; nothing of the person's own is touched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.builders.files import NOW_ISO, Plan, make_files
+from tests.builders.standins import Standins
+
+
+def test_uninstall_takes_out_the_skill_the_hooks_and_the_weekly_run(
+    cli, isolated_home: Path, standins: Standins, real_crontab_kept
+) -> None:
+    claude = isolated_home / ".claude"
+    make_files(claude / "plans", {"done-plan.md": Plan("# Done plan COMPLETED\n", age_days=3)})
+    settings = claude / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"model": "opus", "hooks": {}}))  # the person's own
+    assert cli("install-command", "--hook").exit_code == 0
+    assert cli("schedule", "install", "--scheduler", "cron").exit_code == 0
+    assert cli("apply", "--rescan", "--yes", "--now", NOW_ISO).exit_code == 0
+
+    removed = cli("uninstall")
+
+    assert removed.exit_code == 0, removed.stderr
+    assert not (claude / "skills" / "clarity").exists()
+    assert json.loads(settings.read_text())["model"] == "opus"
+    assert "clarity" not in settings.read_text()
+    assert "removed the weekly run from cron" in removed.stdout
+    assert "clarity" not in cli("schedule", "show").stdout.split("no clarity schedule")[0]
+    archive = claude / "plans-archive"
+    state = isolated_home / ".local" / "state" / "clarity"
+    said = removed.stdout
+    assert f"  {archive}  (rm -r {archive})" in said
+    assert f"  {state}  (rm -r {state})" in said
+    assert "uv tool uninstall clarity-plans" in said
+    assert list(archive.rglob("done-plan.md"))  # the archive is the person's record: kept
+
+    again = cli("uninstall")  # nothing left to take out: it says only what remains
+    assert again.exit_code == 0
+    assert "removed" not in again.stdout and "Left in place" in again.stdout
