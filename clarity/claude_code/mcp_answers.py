@@ -81,6 +81,11 @@ def get_plan(settings: Settings, name: str) -> PlanText:
     try:  # a bounded part: a plan of 3 GiB is not read whole for a context
         found = plan_by_name(settings, name, most=4 * TEXT_CHARS)
     except ClarityError as error:
+        if error.message.startswith("no live plan"):  # the CLI's advice is no tool's
+            raise ValueError(
+                f"no plan named {name!r}, live, archived or kept; call search_plans with "
+                "words it holds, or list_plans, to find its name"
+            ) from None
         raise ValueError(error.message) from None
     body = found.data.decode("utf-8", "replace")
     return PlanText(

@@ -113,7 +113,11 @@ class _OneLineServer(MCPServer):
     resources/list offers the newest plans, each `plan://NAME`, for a person to @-mention."""
 
     def __init__(self, settings: Settings) -> None:
-        super().__init__("clarity", instructions=INSTRUCTIONS, version=__version__)
+        # WARNING: the SDK's INFO lines ("Processing request of type ...", boxed by Rich)
+        # would fill the client's log with one line a call; a warning still shows.
+        super().__init__(
+            "clarity", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        )
         self._settings = settings
 
     async def list_resources(self) -> list[MCPResource]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -287,5 +288,11 @@ def diff(
     changes = diff_texts(plan_history(settings, name), first, second)
     if not changes:
         note("the two versions hold the same text")
+        return
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):  # as git diff: colour, a pager
+        from clarity.render.history_report import coloured_diff
+        from clarity.render.pager import page
+
+        page(coloured_diff(changes))
         return
     say_text(diff_text(changes))

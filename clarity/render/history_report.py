@@ -51,3 +51,20 @@ def history_document(history: History) -> dict[str, Any]:
 def diff_text(diff: str) -> str:
     """A diff as a terminal may show it: the plans' control characters escaped."""
     return printable_lines(line.expandtabs(4) for line in diff.splitlines())
+
+
+# As git colours a diff: the headers bold, hunk lines cyan, lines taken out red, put in green.
+_DIFF_COLOURS = (("+++", "\x1b[1m"), ("---", "\x1b[1m"), ("@@", "\x1b[36m"), ("+", "\x1b[32m"))
+_RED, _RESET = "\x1b[31m", "\x1b[m"
+
+
+def coloured_diff(diff: str) -> str:
+    """diff_text in colour, for a terminal (each line's own characters escaped first, so
+    the colours are the only escape codes in it)."""
+    lines = []
+    for line in diff_text(diff).splitlines():
+        colour = next((c for start, c in _DIFF_COLOURS if line.startswith(start)), None)
+        if colour is None and line.startswith("-"):
+            colour = _RED
+        lines.append(f"{colour}{line}{_RESET}" if colour else line)
+    return "\n".join(lines) + "\n"

@@ -38,6 +38,10 @@ def root_document(root: PlansRoot) -> dict[str, Any]:
     }
 
 
+GONE = "no such folder now"  # sources/claude_code.py's words for a project folder gone
+GONE_LISTED = 3
+
+
 def print_roots(roots: Roots, output_format: Format) -> None:
     if output_format is Format.JSON:
         output.send_json(
@@ -56,9 +60,18 @@ def print_roots(roots: Roots, output_format: Format) -> None:
     for root in roots.roots:
         lines += [f"  {root.plans_dir}", f"    found: {root.source}"]
         lines.append(f"    archive: {root.archive_dir} ({root.archive_source})")
-    if roots.passed_over:
+    # A folder an agent worked in that is gone now says nothing a person acts on: past a
+    # few, they are one line (the JSON lists each), and the folders that are there stand out.
+    gone = [item for item in roots.passed_over if item.reason.startswith(GONE)]
+    shown = [item for item in roots.passed_over if item not in gone or len(gone) <= GONE_LISTED]
+    if shown or gone:
         lines += ["", "Passed over:"]
-        lines += [f"  {item.path}: {item.reason}" for item in roots.passed_over]
+        lines += [f"  {item.path}: {item.reason}" for item in shown]
+    if len(gone) > GONE_LISTED:
+        lines.append(
+            f"  {counted(len(gone), 'folder')} Claude Code once worked in, gone now "
+            "(clarity roots --json lists each)"
+        )
     output.say([printable(line) for line in lines])
 
 

@@ -279,3 +279,44 @@ def test_a_hand_archive_in_a_project_folder_keeps_none_of_its_files(plans_dir: P
     assert ran.exit_code == 0, ran.stdout + ran.stderr
     assert not (project / "plan.md").exists()
     assert not (project.parent / "project-archive" / "versions").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_diff_in_a_terminal_is_coloured_and_paged_as_git_diff(
+    plans_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 46: on a terminal, `clarity diff` colours the lines taken out and put in, and
+    a diff longer than the screen goes through $PAGER; piped, it is the plain diff."""
+    import os
+    import pty
+
+    from tests.archive.test_shelf import drain
+
+    long_first = FIRST + "".join(f"- note {n}\n" for n in range(60))
+    make_files(plans_dir, {"cache.md": Plan(long_first, 3)})
+    _weekly(plans_dir)
+    (plans_dir / "cache.md").write_text(long_first.replace("1. Add a cache.", "1. Add two."))
+    _weekly(plans_dir)
+    seen = tmp_path / "paged.txt"
+    pager = tmp_path / "pager.sh"
+    pager.write_text(f'#!/bin/sh\ncat > "{seen}"\n')
+    pager.chmod(0o755)
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clarity", "diff", "cache", "--plans-dir", str(plans_dir)],
+        stdin=subprocess.DEVNULL,
+        stdout=terminal,
+        stderr=subprocess.DEVNULL,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "NO_COLOR"},
+            **{"PAGER": str(pager), "LINES": "5", "COLUMNS": "80"},
+        },
+    )
+    os.close(terminal)
+    drain(controller)
+    assert process.wait(timeout=120) == 0
+    paged = seen.read_text()
+    assert "\x1b[31m-1. Add a cache.\x1b[m" in paged
+    assert "\x1b[32m+1. Add two.\x1b[m" in paged
+    piped = run_process("diff", "cache", "--plans-dir", str(plans_dir))
+    assert "\x1b" not in piped.stdout and "-1. Add a cache.\n+1. Add two.\n" in piped.stdout

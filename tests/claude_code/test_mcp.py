@@ -98,8 +98,8 @@ BAD: list[tuple[str, dict[str, Any], str]] = [
     ("search_plans", {"query": "cache", "project": "~nouser/x"}, "the home of no user"),
     ("search_plans", {"query": "cache " * 2000}, "longer than a search takes"),
     ("search_plans", {"query": "cache", "limit": 0}, "limit must be between"),
-    ("get_plan", {"name": "no-such-plan"}, "no live plan no-such-plan.md"),
-    ("get_plan", {"name": "../../etc/passwd"}, "no live plan"),
+    ("get_plan", {"name": "no-such-plan"}, "no plan named 'no-such-plan', live, archived"),
+    ("get_plan", {"name": "../../etc/passwd"}, "call search_plans with words it holds"),
     ("list_plans", {"plan_class": "finished"}, "plan_class must be one of"),
     ("list_plans", {"since": "last week"}, "is not a date"),
     ("search_plans", {"limit": 5}, "search_plans: query: Field required"),
@@ -238,7 +238,37 @@ def test_odd_names_and_text_that_is_not_utf8_get_an_answer(cli, plans_dir: Path)
         "version": version("clarity-plans"),
     }
     assert [answer["result"]["isError"] for answer in answers] == [True, False, False]
-    assert "no live plan no-\ufffd-plan.md" in answers[0]["result"]["content"][0]["text"]
+    assert "no plan named 'no-\ufffd-plan'" in answers[0]["result"]["content"][0]["text"]
+
+
+def test_the_server_says_nothing_on_stderr_while_it_answers(plans_dir: Path) -> None:
+    """The SDK's INFO lines (one "Processing request" a call, boxed by Rich) would fill the
+    client's log: the server logs warnings only."""
+    make_files(plans_dir, PLANS)
+    lines = [
+        '{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": '
+        '"2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}',
+        '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": '
+        '"search_plans", "arguments": {"query": "cache"}}}',
+    ]
+    server = _server(plans_dir)
+    process = subprocess.Popen(
+        [server.command, *server.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server.env,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(line + "\n" for line in lines))
+    process.stdin.flush()
+    answered = [json.loads(process.stdout.readline()) for _ in range(3)]  # then it is done
+    _, stderr = process.communicate(timeout=120)
+    assert [answer.get("id") for answer in answered] == [0, 1, 2]
+    assert stderr == ""
 
 
 def _raw_calls(

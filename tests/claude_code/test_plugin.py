@@ -11,17 +11,17 @@ import shutil
 import stat
 import subprocess
 import sys
-import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from clarity import __version__
 from clarity.claude_code.slash_command import skill_text
 from tests.builders.files import Plan, make_files
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "clarity" / "claude_code" / "plugin"
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+VERSION = __version__  # the one version source (pyproject reads it: tests/test_release.py)
 KEBAB = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 DONE = "# Shipped COMPLETED\n\n## Context\n\nIt shipped.\n"
 

@@ -154,3 +154,18 @@ def test_windsurfs_plans_are_judged_by_their_words_and_moved(isolated_home: Path
     [result] = applied["roots"][0]["results"]
     assert Path(result["destination"]).read_text() == done
     assert Path(result["destination"]).is_relative_to(isolated_home / ".windsurf" / "plans-archive")
+
+
+def test_roots_folds_the_many_folders_that_are_gone_into_one_line(isolated_home: Path, cli) -> None:
+    make_files(isolated_home / ".claude" / "plans", {"misty-sleeping-cherny.md": Plan()})
+    gone = [str(isolated_home / "old" / f"project-{n}") for n in range(5)]
+    (isolated_home / ".claude.json").write_text(
+        json.dumps({"projects": {path: {} for path in gone}})
+    )
+    said = cli("roots").stdout
+    assert (
+        "5 folders Claude Code once worked in, gone now (clarity roots --json lists each)" in said
+    )
+    assert not any(path in said for path in gone)
+    listed = json.loads(cli("roots", "--json").stdout)["passed_over"]
+    assert sorted(item["path"] for item in listed) == sorted(gone)
