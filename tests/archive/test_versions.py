@@ -290,7 +290,7 @@ def test_diff_in_a_terminal_is_coloured_and_paged_as_git_diff(
     import os
     import pty
 
-    from tests.archive.test_shelf import drain
+    from tests.builders.processes import drain
 
     long_first = FIRST + "".join(f"- note {n}\n" for n in range(60))
     make_files(plans_dir, {"cache.md": Plan(long_first, 3)})
