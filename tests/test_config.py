@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -421,3 +422,28 @@ def test_a_leading_tilde_in_plans_directory_is_a_folder_named_tilde(tmp_path: Pa
     # as Claude Code joins it to the project root without expanding it (issue 33)
     root = project(tmp_path / "proj", "settings.json", "~/plans")
     assert settings(cwd=root).plans_dir == (root / "~" / "plans").resolve()
+
+
+def test_piped_config_and_search_print_whole_lines(isolated_home: Path, monkeypatch) -> None:
+    """Issue 46: through a pipe (no terminal, no COLUMNS asked for) `config` and `search`
+    print whole lines, as scan does: a long path is never broken for a script to mend."""
+    import subprocess
+    import sys
+
+    deep = isolated_home / ("a-rather-long-folder-name-" * 3) / "plans"
+    deep.mkdir(parents=True)
+    title = "Ledger export " + "with every column of every table " * 4
+    (deep / "ledger-export.md").write_text(f"# {title}\n\nExport the ledger nightly.\n")
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    for args in (("config",), ("search", "ledger")):
+        piped = subprocess.run(
+            [sys.executable, "-m", "clarity", *args, "--plans-dir", str(deep)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert piped.returncode == 0, piped.stderr
+        whole = str(deep) if args == ("config",) else title.strip()
+        assert any(whole in line for line in piped.stdout.splitlines()), (args, piped.stdout)

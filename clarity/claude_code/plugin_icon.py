@@ -114,5 +114,7 @@ def png() -> bytes:
 
 
 if __name__ == "__main__":
+    from clarity.render.output import say
+
     ICON.write_bytes(png())
-    print(f"wrote {ICON} ({ICON.stat().st_size} bytes)")
+    say([f"wrote {ICON} ({ICON.stat().st_size} bytes)"])

@@ -47,13 +47,19 @@ def print_config(view: ConfigView, as_json: bool) -> None:
 
         send_json(document)
         return
+    import os
+    import sys
+
     from rich.table import Table
     from rich.text import Text
 
     from clarity.printable import printable
     from clarity.render.console import plain_console, print_prose
 
-    console = plain_console()  # a path or value with a control character is shown escaped
+    # A pipe or a file gets the table's whole lines (a path never broken mid-name for a
+    # script to mend), as scan's report does; a terminal, the table fitted to its width.
+    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")  # COLUMNS: a width asked
+    console = plain_console(width=100_000) if piped else plain_console()
     exists = "" if document["config_file_exists"] else " (not present: defaults apply)"
     print_prose(console, f"config file: {document['config_file']}{exists}")
     print_prose(console, f"state dir:   {document['state_dir']}")
@@ -65,15 +71,15 @@ def print_config(view: ConfigView, as_json: bool) -> None:
     settings_shown = document["settings"]
     key_width = max(len(key) for key in settings_shown)
     # The value column's width, so that a path breaks at a `/`, never inside a name.
-    width = max(16, (console.width - key_width - 10) * 3 // 5)
+    width = None if piped else max(16, (console.width - key_width - 10) * 3 // 5)
     table = Table()
     table.add_column("key", no_wrap=True)
-    table.add_column("value", overflow="fold", width=width)
-    table.add_column("source", overflow="fold")
+    table.add_column("value", overflow="fold", width=width, no_wrap=piped)
+    table.add_column("source", overflow="fold", no_wrap=piped)
     for key, entry in settings_shown.items():
         value = _shown(entry["value"])
         shown: str | Text = value
-        if key.endswith("_dir"):
+        if key.endswith("_dir") and width is not None:
             shown = Text("\n").join(
                 Text(printable(line)) for line in _broken_at_slashes(value, width).split("\n")
             )

@@ -77,22 +77,25 @@ def _line(*pieces: tuple[str, str]) -> Text:
 
 
 def print_hits(found: Found, console: PlainConsole) -> None:
-    """The hits on the console: name and where it lives, its title, the match in bold."""
-    console.print(_line((_heading(found), "bold")))
+    """The hits on the console: name and where it lives, its title, the match in bold. A
+    pipe or a file gets whole lines (a path is never broken for a script to mend)."""
+    whole = not console.is_terminal
+    console.print(_line((_heading(found), "bold")), soft_wrap=whole)
     for hit in found.hits:
         console.print()
         console.print(
             _line(
                 (display_name(hit.name), "bold"), ("  " + _facts(hit, len(found.roots) > 1), "dim")
-            )
+            ),
+            soft_wrap=whole,
         )
         if hit.title:
-            console.print(_line(("  " + display_name(hit.title), "")))
+            console.print(_line(("  " + display_name(hit.title), "")), soft_wrap=whole)
         snippet = [("  ", "")] + [
             (display_name(text), "bold yellow" if matched else "")
             for text, matched in _pieces(hit.snippet)
         ]
-        console.print(_line(*snippet))
+        console.print(_line(*snippet), soft_wrap=whole)
 
 
 def hits_markdown(found: Found) -> str:

@@ -228,6 +228,9 @@ def print_scan(
     draw = _Drawing(console)
     draw.text(header_line(report), "bold")
     draw.text(summary_line(report))
+    evidence = decided_by_line(report)
+    if evidence:
+        draw.text(evidence)  # under the counts it adds up to
     listed = list(sections(report))
     for plan_class, title, rows in listed:
         if plan_class is not PlanClass.DORMANT:
@@ -239,8 +242,7 @@ def print_scan(
         for item in report.skipped:
             draw.text(f"  {display_name(str(item.path))}: {item.reason}")
     _warnings(draw, report, again, show_all)
-    evidence = decided_by_line(report)
-    notes = [*([evidence] if evidence else []), *report.notes, *agent_lines(report.agent)]
+    notes = [*report.notes, *agent_lines(report.agent)]
     if notes:
         draw.line()
     for line in notes:

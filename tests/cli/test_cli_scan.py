@@ -152,7 +152,7 @@ def test_table_report_groups_by_class_with_sub_plans_under_their_parent(
     out = result.stdout
     assert "5 plans: 1 active (keep), 2 completed (archive)" in out
     # What stays, what apply moves; last, the plans that need a decision, then the commands.
-    titles = ("Active:", "Completed: archive", "Stale:", "was decided", "Dormant:", "--proposal")
+    titles = ("was decided", "Active:", "Completed: archive", "Stale:", "Dormant:", "--proposal")
     order = [out.index(title) for title in titles]
     assert order == sorted(order)
     assert "└ …-agent-ab12.md" in out
