@@ -32,7 +32,11 @@ def _hint(settings: Settings, verb: str, *args: str) -> str:
     return hints.Again.of(settings).command(verb, *args)
 
 
-@app.command()
+@app.command(
+    epilog=(
+        "\b\nExamples:\n  clarity archived\n  clarity archived ledger\n  clarity archived --all"
+    )
+)
 @grouped
 def archived(
     query: Annotated[
@@ -131,7 +135,15 @@ VersionOption = Annotated[
 ]
 
 
-@app.command()
+@app.command(
+    epilog=(
+        "\b\n"
+        "Examples:\n"
+        "  clarity show misty-sleeping-cherny\n"
+        "  clarity show 2026-Q4/foo.md\n"
+        "  clarity show foo --version 1"
+    )
+)
 @grouped
 def show(
     name: Annotated[
@@ -177,7 +189,14 @@ def show(
         send_bytes(found.data)
 
 
-@app.command()
+@app.command(
+    epilog=(
+        "\b\n"
+        "Examples:\n"
+        "  clarity restore swift-owl-turing\n"
+        "  clarity restore 2026-Q4/swift-owl-turing.md --yes"
+    )
+)
 @grouped
 def restore(
     name: Annotated[
@@ -263,7 +282,9 @@ def history(
     )
 
 
-@app.command()
+@app.command(
+    epilog=("\b\nExamples:\n  clarity diff cache\n  clarity diff cache 1 3"),
+)
 @grouped
 def diff(
     name: Annotated[

@@ -137,7 +137,10 @@ def uninstall_command(
         _say_hook(removed.outcome.value, settings_file)
 
 
-@app.command("uninstall")
+@app.command(
+    "uninstall",
+    epilog=("\b\nExamples:\n  clarity uninstall"),
+)
 def uninstall(force: ForceOption = False) -> None:
     """Take out everything clarity installed (the /clarity skill and its hooks, yours and
     this project's, and the weekly run), and say which of its folders remain."""

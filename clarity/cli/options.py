@@ -34,7 +34,8 @@ ArchiveDirOption = Annotated[
     typer.Option(
         "--archive-dir",
         metavar="DIR",
-        help="Where archived plans go [default: <plans dir>-archive].",
+        help="Where archived plans go [default: <plans dir>-archive; for a project's "
+        "plansDirectory, projects/<name>-<hash> in ~/.claude/plans-archive].",
     ),
 ]
 NowOption = Annotated[

@@ -57,7 +57,16 @@ if TYPE_CHECKING:
     from clarity.workflows.runs import RunReport
 
 
-@app.command()
+@app.command(
+    epilog=(
+        "\b\n"
+        "Examples:\n"
+        "  clarity scan\n"
+        "  clarity scan --all\n"
+        "  clarity scan --from cursor --json\n"
+        "  clarity scan --plans-dir ~/work/app/docs/plans"
+    )
+)
 @grouped
 def scan(
     *,
@@ -252,7 +261,9 @@ def _only_with_rescan(
             )
 
 
-@app.command()
+@app.command(
+    epilog=("\b\nExamples:\n  clarity apply\n  clarity apply --rescan --yes\n  clarity apply --all")
+)
 @grouped
 def apply(
     *,

@@ -43,7 +43,15 @@ def _since(value: str | None) -> datetime | None:
         raise ClarityError(f"--since {error}") from None
 
 
-@app.command()
+@app.command(
+    epilog=(
+        "\b\n"
+        "Examples:\n"
+        "  clarity search oauth\n"
+        "  clarity search cache -- -redis\n"
+        "  clarity search auth --class completed --since 2026-10-01"
+    )
+)
 @grouped
 def search(
     words: Annotated[

@@ -59,7 +59,7 @@ def test_the_defaults_in_the_help_are_readable(cli) -> None:
     words = " ".join(text.split())
     assert "[default: CLARITY_PLANS_DIR, the config file, Claude Code's plansDirectory" in words
     assert "else ~/.claude/plans]" in words
-    assert "[default: <plans dir>-archive]" in words
+    assert "[default: <plans dir>-archive; for a project's plansDirectory," in words
     assert "[default: off, or agent in the config file]" in words
     assert "--format <table|markdown|json>" in text
 

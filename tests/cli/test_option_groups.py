@@ -85,3 +85,13 @@ def test_help_names_arguments_alike_and_json_as_it_is() -> None:
         if "json" in options and options["json"].help:
             same = "--format" in options["json"].help
             assert same == ("format" in options), (name, options["json"].help)
+
+
+def test_the_main_commands_help_ends_with_examples(cli) -> None:
+    """Issue 46: the help a person reads gives examples to copy, each of that command."""
+    for command in ("scan", "apply", "search", "archived", "show", "restore", "diff", "uninstall"):
+        shown = cli(command, "--help").stdout
+        assert "Examples:" in shown, command
+        examples = shown.split("Examples:", 1)[1].split("\n")
+        lines = [line.strip() for line in examples if line.strip()]
+        assert lines and all(line.startswith(f"clarity {command}") for line in lines), lines
