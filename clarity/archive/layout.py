@@ -161,6 +161,7 @@ def index_record(
     summary_source: str = "extract",
     original: Path,
     project: str | None = None,
+    reason: str | None = None,
 ) -> dict[str, Any]:
     def relative(path: Path) -> str:
         return relative_path(path, archive_dir)
@@ -188,6 +189,8 @@ def index_record(
         "original_path": os.fsdecode(original),
         "project": project,
         "run": run,
+        # why it was archived, as the scan said it (issue 46: the browse page's Reason)
+        **({"reason": reason} if reason else {}),
     }
 
 
@@ -207,6 +210,7 @@ def check_record(data: object) -> dict[str, Any]:
     validate.optional_text(record, "title")
     validate.optional_text(record, "summary")
     validate.optional_text(record, "project")
+    validate.optional_text(record, "reason")
     validate.optional_text(record, "archived_at")
     subplans = record.get("subplans", [])
     if not isinstance(subplans, list):

@@ -62,6 +62,33 @@ _ENV = Environment(
 )
 
 
+def when(value: object) -> str:
+    """An ISO moment as a person reads it: `2026-11-28 07:25` (its own offset kept)."""
+    text = str(value or "")
+    try:
+        return f"{datetime.fromisoformat(text.replace('Z', '+00:00')):%Y-%m-%d %H:%M}"
+    except ValueError:
+        return text
+
+
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def inline(value: object) -> Markup:
+    """A title's `code` spans as code, as the rendered plan shows them; everything else
+    escaped (a title is the plan's, untrusted)."""
+    text = str(shown(value) or "")
+    pieces = _CODE_SPAN.split(text)  # text, code, text, code, ...
+    return Markup("").join(
+        Markup("<code>{}</code>").format(piece) if odd else Markup.escape(piece)
+        for odd, piece in ((index % 2 == 1, piece) for index, piece in enumerate(pieces))
+    )
+
+
+_ENV.filters["when"] = when
+_ENV.filters["inline"] = inline
+
+
 @dataclass(frozen=True, slots=True)
 class Filters:
     """What the list is narrowed to and how it is sorted: the list page's query."""

@@ -8,6 +8,7 @@ inline style.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -41,23 +42,24 @@ def weeks_by_class(plans: Iterable[PlanRow], now: float) -> list[tuple[datetime,
     return [(first + timedelta(weeks=number), counts[number]) for number in range(WEEKS)]
 
 
-def _quarter(when: str | None) -> str | None:
-    if not when:
-        return None
-    try:
-        moment = datetime.fromisoformat(when)
-    except ValueError:
-        return None
+_QUARTER_FOLDER = re.compile(r"\d{4}-Q[1-4]")
+
+
+def _folder_quarter(plan: PlanRow) -> str:
+    """The archive's quarter folder a plan lies in (`2026-Q1/foo.md`): the quarter of its
+    last write, as the archive sorts it (SPEC 5); else that quarter from its mtime."""
+    folder = plan.value.split("/", 1)[0]
+    if _QUARTER_FOLDER.fullmatch(folder):
+        return folder
+    moment = datetime.fromtimestamp(plan.mtime, UTC)
     return f"{moment.year}-Q{(moment.month - 1) // 3 + 1}"
 
 
 def archive_by_quarter(plans: Iterable[PlanRow]) -> list[tuple[str, int, int]]:
-    """(quarter, archived in it, archived in all up to it), oldest first."""
-    added = Counter(
-        quarter
-        for plan in plans
-        if plan.place == "archive" and (quarter := _quarter(plan.archived_at)) is not None
-    )
+    """(quarter, plans in its folder, plans in every folder up to it), oldest first: the
+    archive as a person sees it on disk, not the day a run moved them (a first apply moves
+    a year of plans at once)."""
+    added = Counter(_folder_quarter(plan) for plan in plans if plan.place == "archive")
     total, rows = 0, []
     for quarter in sorted(added):
         total += added[quarter]

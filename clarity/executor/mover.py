@@ -338,6 +338,7 @@ class GroupMover:
             summary_source=source,
             original=self.plans_dir / group.plan.name,
             project=group.plan.project,
+            reason=group.plan.reason,
         )
 
     def write_index(self, *, render: bool = False) -> None:

@@ -107,7 +107,7 @@ def _shelved(settings: Settings, rid: str) -> tuple[list[PlanRow], list[str]]:
                 title=plan.title,
                 plan_class=ARCHIVED,
                 action=None,
-                reason=plan.summary or "archived",
+                reason=str(record.get("reason") or "archived"),
                 project=record.get("project"),
                 mtime=plan.modified.timestamp(),
                 size=int(record.get("size") or 0),

@@ -234,3 +234,28 @@ def test_the_screenshots_script_shoots_every_page_at_both_widths(chromium, tmp_p
     for shot in shots:
         assert _png_width(shot) == int(shot.stem.rsplit("-", 1)[1])
         assert shot.stat().st_size > 5_000  # a page, not a blank
+
+
+def test_on_a_phone_nothing_is_cut_off_and_the_pictures_labels_stay_readable(chromium, site):
+    """Issue 46: at 390 px the session table scrolls inside its box (the page itself does
+    not overflow), and a picture keeps labels a person can read (it scrolls instead)."""
+    context = chromium.new_context(viewport={"width": 390, "height": 844})
+    phone = context.new_page()
+    phone.set_default_timeout(30_000)
+    try:
+        phone.goto(site)
+        phone.wait_for_selector("table.plans")
+        base = pages_base(phone)
+        for path in ("/pictures", "/"):
+            phone.goto(base + path)
+            overflow = phone.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            assert overflow <= 1, (path, overflow)
+        phone.goto(base + "/pictures")
+        heights = phone.eval_on_selector_all(
+            "svg.picture text.label", "labels => labels.map(l => l.getBoundingClientRect().height)"
+        )
+        assert heights and min(heights) >= 8, heights
+    finally:
+        context.close()

@@ -334,3 +334,24 @@ def test_ctrl_c_while_pages_are_being_made_is_one_line(tmp_path):
             asker.join(30)
     assert out.strip().splitlines()[-1] == "clarity browse stopped."
     assert "Traceback" not in err and "Error" not in err
+
+
+def test_a_plan_page_reads_as_a_person_reads_it(served):
+    """Issue 46: the versions table comes before the text (not 9,800 px down), its dates
+    read as dates, the unified diff is one line a line, and a title's `code` is code."""
+    page = served.page(link_to(served.page("/"), EDITED))
+    assert page.index("<h2>Versions</h2>") < page.index("<h2>Text</h2>")
+    assert not re.search(r"<td>\d{4}-\d\d-\d\dT\d\d:\d\d", page)  # no raw ISO moment
+    assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d</td>", page)
+    diffs = re.findall(r'href="(diff\?[^"]+)"', page)
+    unified = served.page(html.unescape(diffs[1]))
+    assert "</span>\n<span" not in unified  # blocks already: a newline would double them
+
+
+def test_a_title_s_code_spans_are_code_and_everything_else_is_escaped():
+    from clarity.browse.pages import inline, when
+
+    assert str(inline("Plan: `cache` <b>x</b>")) == "Plan: <code>cache</code> &lt;b&gt;x&lt;/b&gt;"
+    assert str(inline("`<script>`")) == "<code>&lt;script&gt;</code>"
+    assert when("2026-11-28T07:25:13+00:00") == "2026-11-28 07:25"
+    assert when("not a date") == "not a date"

@@ -49,15 +49,22 @@ def test_each_plan_counts_in_the_week_its_file_was_last_written():
     assert [monday.weekday() for monday, _ in weeks] == [0] * pictures.WEEKS
 
 
-def test_the_archive_is_summed_by_the_quarter_plans_were_archived_in():
+def test_the_archive_is_summed_by_its_quarter_folders_not_the_day_a_run_moved_them():
+    """Issue 46: a first apply moves a year of plans at once; the chart shows the archive's
+    quarter folders (each plan's last write), as the person sees them on disk."""
+    moved = "2026-11-28T10:00:00+00:00"  # one run archived them all
     plans = [
-        plan("a.md", 1, "archived", place="archive", archived_at="2026-02-01T00:00:00+00:00"),
-        plan("b.md", 1, "archived", place="archive", archived_at="2026-03-31T23:00:00+00:00"),
-        plan("c.md", 1, "archived", place="archive", archived_at="2026-10-02T00:00:00+00:00"),
-        plan("d.md", 1, "archived", place="archive", archived_at="not a date"),
+        plan("a.md", 300, "archived", place="archive", value="2026-Q1/a.md", archived_at=moved),
+        plan("b.md", 250, "archived", place="archive", value="2026-Q1/b.md", archived_at=moved),
+        plan("c.md", 200, "archived", place="archive", value="2026-Q2/c.md", archived_at=moved),
+        plan("d.md", 40, "archived", place="archive", value="d.md"),  # no folder: its mtime
         plan("live.md", 1),
     ]
-    assert pictures.archive_by_quarter(plans) == [("2026-Q1", 2, 2), ("2026-Q4", 1, 3)]
+    assert pictures.archive_by_quarter(plans) == [
+        ("2026-Q1", 2, 2),
+        ("2026-Q2", 1, 3),
+        ("2026-Q4", 1, 4),
+    ]
 
 
 def test_projects_most_first_and_their_names_escaped():

@@ -48,6 +48,12 @@ def test_the_list_twin_words_each_live_plan_as_scan_json_does(
     assert archived == {plan["name"] for plan in shelf["plans"]}
     assert kept == {plan["name"] for plan in shelf["kept"]}
     assert listed["total"] == len(listed["plans"]) and listed["pages"] == 1
+    # an archived plan's Reason is why it was archived (issue 46), not its summary
+    why = {plan["name"]: plan["reason"] for plan in listed["plans"] if plan["where"] == "archive"}
+    records = {plan["name"]: plan for plan in shelf["plans"]}
+    for name, reason in why.items():
+        assert reason != records[name].get("summary"), name
+        assert reason.startswith(("H1 marker", "last-line marker", "frontmatter", "status")), reason
 
 
 def test_the_list_twin_takes_the_pages_filters(served: Served) -> None:
