@@ -11,7 +11,7 @@ import typer
 
 from clarity import hints
 from clarity.cli.app import app
-from clarity.cli.groups import Folders, Shape, grouped, only_agent, settings_from
+from clarity.cli.groups import Folders, Shape, grouped, only_agent, plan_names, settings_from
 from clarity.cli.options import (
     AllRootsOption,
     FromOption,
@@ -149,7 +149,9 @@ def show(
     name: Annotated[
         str,
         typer.Argument(
-            metavar="NAME", help="A plan, live, archived or kept: foo, foo.md, or 2026-Q4/foo.md."
+            metavar="NAME",
+            help="A plan, live, archived or kept: foo, foo.md, or 2026-Q4/foo.md.",
+            autocompletion=plan_names,
         ),
     ],
     *,
@@ -202,7 +204,9 @@ def restore(
     name: Annotated[
         str,
         typer.Argument(
-            metavar="NAME", help="The archived plan to put back: foo, foo.md, or 2026-Q4/foo.md."
+            metavar="NAME",
+            help="The archived plan to put back: foo, foo.md, or 2026-Q4/foo.md.",
+            autocompletion=plan_names,
         ),
     ],
     *,
@@ -254,7 +258,12 @@ def _show_version(settings: Settings, name: str, number: int, json_output: bool)
 @grouped
 def history(
     name: Annotated[
-        str, typer.Argument(metavar="NAME", help="A plan, live, archived or gone: foo or foo.md.")
+        str,
+        typer.Argument(
+            metavar="NAME",
+            help="A plan, live, archived or gone: foo or foo.md.",
+            autocompletion=plan_names,
+        ),
     ],
     *,
     folders: Folders,
@@ -288,7 +297,12 @@ def history(
 @grouped
 def diff(
     name: Annotated[
-        str, typer.Argument(metavar="NAME", help="A plan, live, archived or gone: foo or foo.md.")
+        str,
+        typer.Argument(
+            metavar="NAME",
+            help="A plan, live, archived or gone: foo or foo.md.",
+            autocompletion=plan_names,
+        ),
     ],
     first: Annotated[
         int | None,

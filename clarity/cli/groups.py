@@ -142,6 +142,20 @@ def only_agent(settings: Settings, name: str | None) -> Settings:
     return narrowed(settings, name)
 
 
+def plan_names(incomplete: str) -> list[str]:
+    """Tab completion of a plan's name (`show spl<TAB>`): the plans of the folder clarity
+    would act on, live then archived, newest first, as the commands take them."""
+    from clarity.settings.config import load_settings
+    from clarity.workflows.plan_by_name import newest_plans
+
+    try:
+        settings = load_settings({}, os.environ, Path.cwd())
+        names = [name.removesuffix(".md") for name, _ in newest_plans(settings, 500)]
+    except Exception:  # noqa: BLE001 (a completion that fails offers nothing, never a traceback)
+        return []
+    return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
+
+
 def grouped(command: Callable[..., Result]) -> Callable[..., Result]:
     """The command with each group parameter spelt out as its options (see the module)."""
     hints = typing.get_type_hints(command, include_extras=True)

@@ -16,6 +16,7 @@ from clarity.cli.groups import (
     Thresholds,
     grouped,
     only_agent,
+    plan_names,
     settings_from,
 )
 from clarity.cli.options import (
@@ -360,7 +361,11 @@ def undo(
 def archive(
     names: Annotated[
         list[str],
-        typer.Argument(metavar="NAME...", help="Plans to archive, as the scan names them."),
+        typer.Argument(
+            metavar="NAME...",
+            help="Plans to archive, as the scan names them.",
+            autocompletion=plan_names,
+        ),
     ],
     *,
     folders: Folders,

@@ -145,3 +145,34 @@ def test_the_help_ends_with_first_examples(cli) -> None:
     commands = [line.strip().split("  ")[0] for line in examples if line.strip()]
     assert commands[:3] == ["clarity demo", "clarity scan", "clarity apply"]  # a first run
     assert all(cli(*command.split()[1:2], "--help").exit_code == 0 for command in commands)
+
+
+def test_tab_completes_a_plans_name_for_the_commands_that_take_one(isolated_home) -> None:
+    """Issue 46: `clarity show spl<TAB>` offers the plans whose names begin so, live and
+    archived, as bash's completion asks for them."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.builders.files import Plan, make_files
+
+    make_files(
+        isolated_home / ".claude" / "plans",
+        {"split-brain-fix.md": Plan(), "splendid-owl.md": Plan(), "other.md": Plan()},
+    )
+    for command in ("show", "restore", "history", "diff", "archive"):
+        env = {
+            **os.environ,
+            "_CLARITY_COMPLETE": "complete_bash",
+            "COMP_WORDS": f"clarity {command} spl",
+            "COMP_CWORD": "2",
+        }
+        offered = subprocess.run(
+            [sys.executable, "-m", "clarity"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert sorted(offered.stdout.split()) == ["splendid-owl", "split-brain-fix"], command
