@@ -99,10 +99,18 @@ def install_command(
 ) -> None:
     """Install the /clarity skill for Claude Code (--hook: and its hooks: the session-start
     line and the approval ledger)."""
+    from clarity.claude_code.hook import plugin_enabled
     from clarity.claude_code.hook_settings import add_hook, check_settings, hook_command
     from clarity.claude_code.slash_command import install_skill
+    from clarity.errors import ClarityError
     from clarity.executable import shell_command
 
+    if plugin_enabled(os.environ) and not force:  # it gives both: a second would double them
+        raise ClarityError(
+            "the clarity plugin is enabled in Claude Code: it brings the /clarity skill and "
+            "the hooks already, so install-command would add them twice; --force adds them "
+            "anyway (or disable the plugin first: /plugin)"
+        )
     base = _base(project)
     settings_file = _settings_file(base, project)
     if hook:  # refused before anything is written: a settings file clarity cannot read

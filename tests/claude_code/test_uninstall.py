@@ -42,3 +42,22 @@ def test_uninstall_takes_out_the_skill_the_hooks_and_the_weekly_run(
     again = cli("uninstall")  # nothing left to take out: it says only what remains
     assert again.exit_code == 0
     assert "removed" not in again.stdout and "Left in place" in again.stdout
+
+
+def test_install_command_refuses_to_double_what_the_enabled_plugin_gives(
+    cli, isolated_home: Path
+) -> None:
+    """Issue 46: with the plugin enabled, install-command --hook would add a second
+    /clarity skill and the same hooks; it says so in one line (exit 2) and writes nothing,
+    unless --force."""
+    settings = isolated_home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"enabledPlugins": {"clarity@clarity": True}}))
+    refused = cli("install-command", "--hook")
+    assert refused.exit_code == 2
+    assert "the clarity plugin is enabled in Claude Code" in refused.stderr
+    assert not (isolated_home / ".claude" / "skills").exists()
+    assert json.loads(settings.read_text()) == {"enabledPlugins": {"clarity@clarity": True}}
+    forced = cli("install-command", "--hook", "--force")
+    assert forced.exit_code == 0, forced.stderr
+    assert (isolated_home / ".claude" / "skills" / "clarity" / "SKILL.md").exists()
