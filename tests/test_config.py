@@ -415,7 +415,7 @@ def test_config_at_60_columns_breaks_paths_at_slashes_and_says_how_to_set_a_valu
         assert "".join(lines) == str(isolated_home / path)  # read down: the path whole
         assert all(line.startswith("/") for line in lines)  # each line ends at a name's end
     config_file = isolated_home / ".config" / "clarity" / "config.toml"
-    assert f"Set a value in {config_file}" in " ".join(shown.stdout.split())
+    assert f"Set a value in {config_file} (clarity config set" in " ".join(shown.stdout.split())
 
 
 def test_a_leading_tilde_in_plans_directory_is_a_folder_named_tilde(tmp_path: Path) -> None:
@@ -447,3 +447,34 @@ def test_piped_config_and_search_print_whole_lines(isolated_home: Path, monkeypa
         assert piped.returncode == 0, piped.stderr
         whole = str(deep) if args == ("config",) else title.strip()
         assert any(whole in line for line in piped.stdout.splitlines()), (args, piped.stdout)
+
+
+def test_config_path_set_and_edit_as_git_config_has_them(cli, isolated_home: Path) -> None:
+    """Issue 46: `config path` names the file, `config set KEY VALUE` writes one checked
+    line (a bad key or value changes nothing), `config edit` opens $EDITOR and checks."""
+    config_file = isolated_home / ".config" / "clarity" / "config.toml"
+    assert cli("config", "path").stdout.strip() == str(config_file)
+    assert cli("config", "set", "dormant_days", "30").exit_code == 0
+    assert cli("config", "set", "markers", "COMPLETED,-- Done").exit_code == 0
+    config_file.write_text(config_file.read_text() + "# my note\n")
+    assert cli("config", "set", "dormant_days", "21").exit_code == 0  # replaced, in place
+    assert config_file.read_text() == (
+        'dormant_days = 21\nmarkers = ["COMPLETED", "-- Done"]\n# my note\n'
+    )
+    before = config_file.read_text()
+    for args, said in (
+        (("nope", "1"), "no config key 'nope'; the keys are plans_dir"),
+        (("stale_days", "soon"), "stale_days = 'soon': must be a number"),
+    ):
+        refused = cli("config", "set", *args)
+        assert refused.exit_code == 2 and said in refused.stderr, refused.stderr
+    assert config_file.read_text() == before
+    shown = json.loads(cli("config", "--json").stdout)["settings"]
+    assert shown["dormant_days"]["value"] == 21
+    assert shown["markers"]["value"] == ["COMPLETED", "-- Done"]
+    os.environ["EDITOR"] = "sed -i s/21/22/"
+    try:
+        assert cli("config", "edit").exit_code == 0
+    finally:
+        del os.environ["EDITOR"]
+    assert config_file.read_text().startswith("dormant_days = 22\n")

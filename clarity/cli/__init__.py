@@ -24,7 +24,7 @@ import typer
 from clarity.cli import plans  # noqa: F401
 
 # isort: split
-from clarity.cli import archived, browse, claude_code, roots, schedule, search  # noqa: F401
+from clarity.cli import archived, browse, claude_code, config, roots, schedule, search  # noqa: F401
 from clarity.cli.app import app
 from clarity.cli.options import one_line
 from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, Cancelled, ClarityError, Stop

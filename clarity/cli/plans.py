@@ -191,23 +191,6 @@ def _show_scan(
         )
 
 
-@app.command("config")
-@grouped
-def show_config(
-    *,
-    folders: Folders,
-    thresholds: Thresholds,
-    protect_hours: ProtectHoursOption = None,
-    json_output: JsonOnlyOption = False,
-) -> None:
-    """Show every effective setting and where it came from."""
-    settings = settings_from(folders, thresholds, protect_hours=protect_hours)
-    from clarity.render.config_report import print_config
-    from clarity.workflows.configuration import view_config
-
-    print_config(view_config(settings), as_json=json_output)
-
-
 @app.command()
 def demo(
     directory: Annotated[

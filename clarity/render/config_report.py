@@ -99,8 +99,9 @@ def print_config(view: ConfigView, as_json: bool) -> None:
     print_prose(console, said)
     print_prose(
         console,
-        f"Set a value in {document['config_file']} (a line such as dormant_days = 30), "
-        "or for one run with its option or CLARITY_ variable (CLARITY_DORMANT_DAYS=30)",
+        f"Set a value in {document['config_file']} (clarity config set dormant_days 30, "
+        "or clarity config edit), or for one run with its option or CLARITY_ variable "
+        "(CLARITY_DORMANT_DAYS=30)",
     )
 
 

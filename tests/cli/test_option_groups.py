@@ -25,6 +25,8 @@ def _commands() -> dict[str, Any]:
     for name, command in root.commands.items():
         if hasattr(command, "commands"):
             found |= {f"{name} {sub}": each for sub, each in command.commands.items()}
+            if command.params:  # a group that takes options of its own (`clarity config`)
+                found[name] = command
         else:
             found[name] = command
     return found
