@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clarity.errors import ClarityError
+from clarity.model import Place
 
 if TYPE_CHECKING:
     from clarity.model import SearchRequest
@@ -35,7 +36,13 @@ def search_plans(
     from clarity.workflows.roots import find_roots, for_each_root
 
     def search_one(chosen: Settings) -> Found:
-        return run_search(chosen, request, reuse_within)
+        found = run_search(chosen, request, reuse_within)
+        if any(hit.plan_class is None and hit.place == Place.LIVE for hit in found.hits):
+            # a live plan no scan has classed as it is now (no index before the scan, an
+            # undo since): the folder scanned for the index, so search says each class
+            _classes_for(chosen)
+            found = run_search(chosen, request, 0.0)
+        return found
 
     roots = None if one_root_named(settings) else find_roots(settings)
     if roots is not None and not roots.roots and settings.only_agent:
@@ -67,3 +74,20 @@ def search_plans(
         settings.archive_dir,
         roots=tuple(os.fsdecode(o.root.plans_dir) for o in outcomes if o.result is not None),
     )
+
+
+def _classes_for(settings: Settings) -> None:
+    """The folder scanned, its classes kept in the search index (no proposal recorded:
+    the scan a person reviewed stays the one apply carries out)."""
+    import contextlib
+    from datetime import UTC, datetime
+
+    from clarity.model import ScanRequest
+    from clarity.state import DirState
+    from clarity.workflows.pipeline import PlanFolder, Review
+
+    state = DirState.for_plans_dir(settings.plans_dir)
+    with contextlib.suppress(ClarityError, OSError):
+        PlanFolder(settings, state).scan_and_propose(
+            ScanRequest(datetime.now(UTC)), review=Review.NEVER
+        )
