@@ -112,8 +112,8 @@ FromOption = Annotated[
         "--from",
         metavar="AGENT",
         help="Only this coding agent's plans folders (clarity roots names each folder's "
-        "agent: claude-code, cursor, gemini-cli, codex, qwen-code, windsurf); every one of "
-        "them, as --all.",
+        "agent: claude-code, cursor, gemini-cli, codex, qwen-code, opencode, windsurf); "
+        "every one of them, as --all.",
     ),
 ]
 AllRootsOption = Annotated[

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from clarity.settings.config import Settings
-    from clarity.settings.locations import Source
+    from clarity.settings.locations import Located, Source
     from clarity.sources.protocol import PlanSource
 
 
@@ -55,6 +55,29 @@ class Found(NamedTuple):
 
     roots: tuple[PlansRoot, ...]
     passed_over: tuple[PassedOver, ...]
+
+
+def project_agent_archive(settings: Settings, project: Path, agent: str, label: str) -> Located:
+    """The archive of an agent's plans folder inside a project: in the user's archive (the
+    configured one, else the one beside `~/.claude/plans`), `projects/<name>-<hash>-<agent>`:
+    never a new folder inside the project, and apart from its Claude Code plans'."""
+    from clarity.settings.locations import (
+        Located,
+        Origin,
+        Source,
+        default_archive_dir,
+        project_archive_dir,
+    )
+
+    configured = settings.archive_dir if settings.sources["archive_dir"].chosen else None
+    user_archive = configured or default_archive_dir(Path.home() / ".claude" / "plans")
+    folder = project_archive_dir(user_archive, project)
+    whose = "the configured archive" if configured is not None else "the user's archive"
+    origin = Origin.CONFIG if configured is not None else Origin.DEFAULT
+    return Located(
+        folder.with_name(f"{folder.name}-{agent}"),
+        Source(f"{whose}, for {label}'s plans of project {project}", origin),
+    )
 
 
 def source_of(settings: Settings) -> PlanSource:

@@ -36,9 +36,8 @@ from clarity.settings.locations import (
     absolute,
     default_archive_dir,
     is_folder,
-    project_archive_dir,
 )
-from clarity.sources import Found, PassedOver, PlansRoot
+from clarity.sources import Found, PassedOver, PlansRoot, project_agent_archive
 
 if TYPE_CHECKING:
     from clarity.model import PlanSessions, Retention
@@ -112,24 +111,15 @@ class Cursor:
 
 def _archive_of(settings: Settings, plans_dir: Path, project: Path | None) -> Located:
     """`~/.cursor/plans-archive` beside the user's folder (or the configured archive); a
-    project's in the user's archive, `projects/<name>-<hash>-cursor` (never a new folder
-    inside the project, and apart from the archive of the project's Claude Code plans)."""
+    project's in the user's archive (sources.project_agent_archive)."""
     source = settings.sources["archive_dir"]
-    configured = settings.archive_dir if source.chosen else None
     if project is None:
-        if configured is not None:
-            return Located(configured, Source("config", Origin.CONFIG))
+        if source.chosen:
+            return Located(settings.archive_dir, Source("config", Origin.CONFIG))
         return Located(
             default_archive_dir(plans_dir), Source("default: beside the plans dir", Origin.DEFAULT)
         )
-    user_archive = configured or default_archive_dir(Path.home() / ".claude" / "plans")
-    folder = project_archive_dir(user_archive, project)
-    whose = "the configured archive" if configured is not None else "the user's archive"
-    origin = Origin.CONFIG if configured is not None else Origin.DEFAULT
-    return Located(
-        folder.with_name(f"{folder.name}-cursor"),
-        Source(f"{whose}, for Cursor's plans of project {project}", origin),
-    )
+    return project_agent_archive(settings, project, NAME, "Cursor")
 
 
 def _projects(settings: Settings, home: Path) -> Iterator[tuple[Path, str]]:

@@ -11,6 +11,7 @@ from clarity.sources.claude_code import ClaudeCode
 from clarity.sources.codex import Codex
 from clarity.sources.cursor import Cursor
 from clarity.sources.gemini_cli import GeminiCli
+from clarity.sources.opencode import OpenCode
 from clarity.sources.qwen_code import QwenCode
 from clarity.sources.windsurf import Windsurf
 
@@ -23,5 +24,6 @@ SOURCES: tuple[PlanSource, ...] = (
     GeminiCli(),
     Codex(),
     QwenCode(),
+    OpenCode(),
     Windsurf(),
 )

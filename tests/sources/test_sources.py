@@ -43,11 +43,11 @@ def test_claude_codes_sub_plans_are_its_agent_named_ones() -> None:
 def test_a_home_with_every_agent_is_found_judged_and_acted_on(
     isolated_home: Path, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 44's home: Claude Code's, Cursor's, Gemini CLI's, Codex's and Qwen Code's plans
-    side by side; `roots`, `scan --all` and `apply --all --rescan --yes` over all of them."""
+    """Issue 44's home: Claude Code's, Cursor's, Gemini CLI's, Codex's, Qwen Code's and
+    OpenCode's plans side by side; `roots`, `scan --all` and `apply --all --rescan --yes`."""
     from datetime import UTC, datetime
 
-    from tests.builders import codex_home, gemini_home, qwen_home
+    from tests.builders import codex_home, gemini_home, opencode_home, qwen_home
 
     for variable in ("GEMINI_CLI_HOME", "CODEX_HOME", "QWEN_HOME"):
         monkeypatch.delenv(variable, raising=False)
@@ -55,7 +55,10 @@ def test_a_home_with_every_agent_is_found_judged_and_acted_on(
     gemini = gemini_home.lay_out("01-approved-implemented", isolated_home, project)
     codex = codex_home.lay_out("01-approved-implemented", isolated_home, project)
     qwen = qwen_home.lay_out("01-approved-implemented", isolated_home, project)
-    last = max(gemini.last_activity, codex.last_activity, qwen.last_activity)
+    opencode = opencode_home.lay_out("01-approved-implemented", isolated_home, project)
+    last = max(
+        gemini.last_activity, codex.last_activity, qwen.last_activity, opencode.last_activity
+    )
     moment = datetime.fromtimestamp(last + 86400, UTC)
     now = moment.isoformat()
     make_files(
@@ -72,12 +75,12 @@ def test_a_home_with_every_agent_is_found_judged_and_acted_on(
     )
     roots = json.loads(cli("roots", "--json").stdout)["roots"]
     assert sorted(root["agent"] for root in roots) == [
-        "claude-code", "codex", "cursor", "gemini-cli", "qwen-code",
+        "claude-code", "codex", "cursor", "gemini-cli", "opencode", "qwen-code",
     ]  # fmt: skip
     scanned = json.loads(cli("scan", "--all", "--now", now, "--json").stdout)
     classes = {plan["agent"]: plan["class"] for plan in scanned["plans"]}
     assert classes == dict.fromkeys(
-        ("claude-code", "codex", "cursor", "gemini-cli", "qwen-code"), "completed"
+        ("claude-code", "codex", "cursor", "gemini-cli", "opencode", "qwen-code"), "completed"
     )
     store = isolated_home / ".gemini"
     before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
