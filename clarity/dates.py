@@ -36,3 +36,14 @@ def iso_moment(moment_ns: int) -> str | None:
         return datetime.fromtimestamp(moment_ns / 1e9, UTC).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError):
         return None  # a date no calendar here can show (year 36812): mtime_ns keeps it
+
+
+def stamp_seconds(value: object) -> float | None:
+    """Seconds since the epoch of a timestamp an agent wrote (ISO-8601, `Z` for UTC:
+    `2026-11-28T06:01:05.361Z`); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

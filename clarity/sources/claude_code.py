@@ -36,6 +36,7 @@ from clarity.settings.locations import (
     project_of,
 )
 from clarity.sources import Found, PassedOver, PlansRoot
+from clarity.sources.defaults import PlainSource
 
 if TYPE_CHECKING:
     from clarity.model import PlanSessions, Retention
@@ -44,12 +45,11 @@ if TYPE_CHECKING:
 NAME = "claude-code"
 
 
-class ClaudeCode:
+class ClaudeCode(PlainSource):
     """Claude Code's plans, as the module says."""
 
     name = NAME
     label = "Claude Code"
-    may_move = True
 
     def folders(self, settings: Settings, home: Path) -> Found:
         """Every plans folder on the machine, each real folder once (the first way found)."""
@@ -72,9 +72,6 @@ class ClaudeCode:
                     passed.append(PassedOver(folder, f"cannot be looked at ({reason}; {how})"))
         return Found(tuple(found.values()), tuple(passed))
 
-    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
-        return None  # its archive is beside the folder a person names (SPEC 5)
-
     def claims(self, plans_dir: Path) -> bool:
         return True  # any folder a person names: plans, as SPEC 2 has always read them
 
@@ -83,9 +80,6 @@ class ClaudeCode:
 
     def sub_plans(self, names: set[str]) -> Mapping[str, str]:
         return root_parents(names)
-
-    def prepare(self, settings: Settings) -> tuple[str, ...]:
-        return ()  # its plans are files already
 
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool

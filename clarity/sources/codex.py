@@ -35,13 +35,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clarity.dates import stamp_seconds
 from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
-from clarity.plans.reader import is_plan_name
 from clarity.settings.locations import Origin, Source, absolute, default_archive_dir, is_folder
 from clarity.sources import Found, PlansRoot
+from clarity.sources.defaults import PlainSource
 
 if TYPE_CHECKING:
-    from clarity.model import Retention
     from clarity.settings.config import Settings
 
 NAME = "codex"
@@ -54,7 +54,7 @@ EXTRACTED = "codex.json"  # in the folder's state: what was extracted, and each 
 FORMAT = 1
 
 
-class Codex:
+class Codex(PlainSource):
     """Codex CLI's plans, as the module says."""
 
     name = NAME
@@ -79,12 +79,6 @@ class Codex:
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name == NAME
 
-    def is_plan(self, name: str) -> bool:
-        return is_plan_name(name)
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        return {}
-
     def prepare(self, settings: Settings) -> tuple[str, ...]:
         """Extract the plan items of rollouts new or grown since the last time into the
         folder (never twice: a plan archived or trashed stays so)."""
@@ -97,9 +91,6 @@ class Codex:
         if not known["plans"]:
             return NO_SESSIONS
         return weigh(known, now.timestamp(), settings.protect_hours)
-
-    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
-        return None  # Codex deletes no rollout by age
 
 
 def codex_home(home: Path) -> Path:
@@ -235,7 +226,7 @@ def read_rollout(path: Path, codex: Path) -> dict[str, Any] | None:
         if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
             continue
         payload, kind = record["payload"], record.get("type")
-        at = _when(record.get("timestamp"))
+        at = stamp_seconds(record.get("timestamp"))
         if at is not None:
             facts["last"] = max(facts["last"], at)
         if kind == "session_meta":
@@ -310,15 +301,6 @@ def _attachment_sha(path: Path, codex: Path) -> str | None:
     try:
         return hashlib.sha256(read_regular(path, ATTACHMENT_MOST)).hexdigest()
     except (OSError, ValueError):
-        return None
-
-
-def _when(value: object) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
         return None
 
 

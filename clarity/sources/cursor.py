@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
-from datetime import datetime
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from clarity.model import NO_SESSIONS
 from clarity.settings.locations import (
     Located,
     Origin,
@@ -38,9 +36,9 @@ from clarity.settings.locations import (
     is_folder,
 )
 from clarity.sources import Found, PassedOver, PlansRoot, project_agent_archive
+from clarity.sources.defaults import PlainSource
 
 if TYPE_CHECKING:
-    from clarity.model import PlanSessions, Retention
     from clarity.settings.config import Settings
 
 NAME = "cursor"
@@ -48,12 +46,11 @@ SUFFIX = ".plan.md"
 WORKSPACE_JSON_MOST = 64 * 1024  # a workspace.json names one folder: far less than this
 
 
-class Cursor:
+class Cursor(PlainSource):
     """Cursor's plans, as the module says."""
 
     name = NAME
     label = "Cursor"
-    may_move = True
 
     def folders(self, settings: Settings, home: Path) -> Found:
         found: dict[str, PlansRoot] = {}
@@ -85,28 +82,11 @@ class Cursor:
         )
         found[real] = root
 
-    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
-        return None  # its archive is beside the folder a person names (SPEC 5)
-
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name == ".cursor"
 
     def is_plan(self, name: str) -> bool:
         return name.endswith(SUFFIX) and not name.startswith(".") and len(name) > len(SUFFIX)
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        return {}
-
-    def prepare(self, settings: Settings) -> tuple[str, ...]:
-        return ()  # its plans are files already
-
-    def sessions(
-        self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
-    ) -> PlanSessions:
-        return NO_SESSIONS
-
-    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
-        return None  # Cursor deletes no plan by age
 
 
 def _archive_of(settings: Settings, plans_dir: Path, project: Path | None) -> Located:

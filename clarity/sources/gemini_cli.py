@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from clarity.dates import stamp_seconds
 from clarity.model import NO_SESSIONS, PlanSessions, Retention, SessionEvidence
 from clarity.plans.reader import is_plan_name
 from clarity.settings.locations import (
@@ -46,6 +47,7 @@ from clarity.settings.locations import (
     is_folder,
 )
 from clarity.sources import Found, PassedOver, PlansRoot
+from clarity.sources.defaults import PlainSource
 from clarity.state import DirState
 from clarity.transcripts.texts_seen import APPROVED as TEXT_APPROVED
 from clarity.transcripts.texts_seen import FOLDER as TEXTS_FOLDER
@@ -68,7 +70,7 @@ UNIT_DAYS = {"h": 1 / 24, "d": 1.0, "w": 7.0, "m": 30.0}  # as Gemini CLI counts
 DEFAULT_MAX_AGE = "30d"
 
 
-class GeminiCli:
+class GeminiCli(PlainSource):
     """Gemini CLI's plans, as the module says."""
 
     name = NAME
@@ -122,15 +124,6 @@ class GeminiCli:
     def claims(self, plans_dir: Path) -> bool:
         parts = plans_dir.parts
         return len(parts) >= 5 and parts[-1] == "plans" and ".gemini" in parts[:-3]
-
-    def is_plan(self, name: str) -> bool:
-        return is_plan_name(name)
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        return {}  # Gemini CLI names no plan after another
-
-    def prepare(self, settings: Settings) -> tuple[str, ...]:
-        return ()  # its plans are files already
 
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
@@ -225,11 +218,11 @@ def read_chat(path: Path) -> Chat:
             continue
         update = record.get("$set")
         if isinstance(update, dict):
-            last = _when(update.get("lastUpdated")) or last
+            last = stamp_seconds(update.get("lastUpdated")) or last
             continue
         if "sessionId" in record and not session:
             session = str(record["sessionId"])
-            last = _when(record.get("lastUpdated")) or last
+            last = stamp_seconds(record.get("lastUpdated")) or last
             continue
         for call in record.get("toolCalls") or ():
             if isinstance(call, dict) and isinstance(call.get("id"), str):
@@ -250,7 +243,7 @@ def _call(call: dict[str, object], record: dict[str, object]) -> Call:
         )
         if isinstance(response, dict):
             output = str(response.get("output") or response.get("error") or "")
-    at = _when(call.get("timestamp")) or _when(record.get("timestamp")) or 0.0
+    at = stamp_seconds(call.get("timestamp")) or stamp_seconds(record.get("timestamp")) or 0.0
     return Call(
         str(call.get("name")),
         args if isinstance(args, dict) else {},
@@ -270,15 +263,6 @@ def _workspace(content: object) -> str | None:
             match = re.search(r"Workspace Directories:\*\*\n\s*- (.+)", text)
             return match.group(1).strip() if match else None
     return None
-
-
-def _when(value: object) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def read_sessions(temp: Path, plans_dir: Path, now: datetime, protect_hours: float) -> PlanSessions:

@@ -26,18 +26,17 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
-from clarity.plans.reader import is_plan_name
 from clarity.settings.locations import absolute, is_folder
 from clarity.sources import Found, PlansRoot, project_agent_archive
+from clarity.sources.defaults import PlainSource
 
 if TYPE_CHECKING:
-    from clarity.model import Retention
     from clarity.settings.config import Settings
 
 NAME = "opencode"
@@ -47,12 +46,11 @@ APPROVED = re.compile(r"^The plan at (.+?) has been approved")
 EDITS = ("edit", "write", "patch", "multiedit")
 
 
-class OpenCode:
+class OpenCode(PlainSource):
     """OpenCode's plans, as the module says."""
 
     name = NAME
     label = LABEL
-    may_move = True
 
     def folders(self, settings: Settings, home: Path) -> Found:
         found: dict[str, PlansRoot] = {}
@@ -84,15 +82,6 @@ class OpenCode:
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name in FOLDERS
 
-    def is_plan(self, name: str) -> bool:
-        return is_plan_name(name)
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        return {}
-
-    def prepare(self, settings: Settings) -> tuple[str, ...]:
-        return ()  # its plans are files already
-
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
     ) -> PlanSessions:
@@ -101,9 +90,6 @@ class OpenCode:
         return read_sessions(
             settings.claude_dir / "opencode.db", settings.plans_dir, now, settings.protect_hours
         )
-
-    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
-        return None  # OpenCode deletes no plan by age
 
 
 def store(home: Path) -> Path:

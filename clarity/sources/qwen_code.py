@@ -29,13 +29,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clarity.dates import stamp_seconds
 from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
 from clarity.plans.reader import is_plan_name
-from clarity.settings.locations import Origin, Source, absolute, default_archive_dir, is_folder
-from clarity.sources import Found, PlansRoot
+from clarity.sources import Found
+from clarity.sources.defaults import PlainSource, users_folder
 
 if TYPE_CHECKING:
-    from clarity.model import Retention
     from clarity.settings.config import Settings
 
 NAME = "qwen-code"
@@ -46,37 +46,18 @@ SESSION = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 CHAT_MOST = 256 * 1024 * 1024
 
 
-class QwenCode:
+class QwenCode(PlainSource):
     """Qwen Code's plans, as the module says."""
 
     name = NAME
     label = LABEL
-    may_move = True
 
     def folders(self, settings: Settings, home: Path) -> Found:
-        plans = qwen_home(home) / "plans"
-        if not is_folder(plans):
-            return Found((), ())
-        plans = absolute(plans)
-        archive = default_archive_dir(plans)
-        why = Source("default: beside the plans dir", Origin.DEFAULT)
-        how = "Qwen Code's plans folder"
-        return Found((PlansRoot(plans, how, archive, why, plans.parent, None, NAME),), ())
-
-    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
-        return None  # a person's folder: its archive beside it (SPEC 5)
+        qwen = qwen_home(home)
+        return users_folder(qwen / "plans", "Qwen Code's plans folder", NAME, qwen)
 
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name == ".qwen"
-
-    def is_plan(self, name: str) -> bool:
-        return is_plan_name(name)
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        return {}
-
-    def prepare(self, settings: Settings) -> tuple[str, ...]:
-        return ()  # its plans are files already
 
     def sessions(
         self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
@@ -111,9 +92,6 @@ class QwenCode:
             projects=projects,
             presented=frozenset(presented),
         )
-
-    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
-        return None  # Qwen Code deletes no plan by age
 
 
 def qwen_home(home: Path) -> Path:
@@ -177,7 +155,7 @@ def read_chat(path: Path, real_plans_dir: str) -> ChatFacts:
             continue
         if not isinstance(record, dict):
             continue
-        at = _when(record.get("timestamp"))
+        at = stamp_seconds(record.get("timestamp"))
         if at is not None:
             facts.last = max(facts.last, at)
         facts.session = facts.session or str(record.get("sessionId") or "")
@@ -233,12 +211,3 @@ def _todos(value: object) -> tuple[int, int] | None:
         return None
     done = sum(1 for t in value if isinstance(t, dict) and t.get("status") == "completed")
     return done, len(value)
-
-
-def _when(value: object) -> float | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

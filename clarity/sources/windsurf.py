@@ -9,60 +9,27 @@ person's: clarity may move plans out of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clarity.model import NO_SESSIONS
-from clarity.plans.reader import is_plan_name
-from clarity.settings.locations import Origin, Source, absolute, default_archive_dir, is_folder
-from clarity.sources import Found, PlansRoot
+from clarity.sources import Found
+from clarity.sources.defaults import PlainSource, users_folder
 
 if TYPE_CHECKING:
-    from clarity.model import PlanSessions, Retention
     from clarity.settings.config import Settings
 
 NAME = "windsurf"
 
 
-class Windsurf:
+class Windsurf(PlainSource):
     """Windsurf's plans, as the module says."""
 
     name = NAME
     label = "Windsurf"
-    may_move = True
 
     def folders(self, settings: Settings, home: Path) -> Found:
         plans = home / ".windsurf" / "plans"
-        if not is_folder(plans):
-            return Found((), ())
-        plans = absolute(plans)
-        why = Source("default: beside the plans dir", Origin.DEFAULT)
-        root = PlansRoot(
-            plans, "Windsurf's plans folder", default_archive_dir(plans), why, plans, None, NAME
-        )
-        return Found((root,), ())
-
-    def root_of(self, settings: Settings, plans_dir: Path) -> PlansRoot | None:
-        return None  # a person's folder: its archive beside it (SPEC 5)
+        return users_folder(plans, "Windsurf's plans folder", NAME, plans)
 
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name == ".windsurf"
-
-    def is_plan(self, name: str) -> bool:
-        return is_plan_name(name)
-
-    def sub_plans(self, names: set[str]) -> Mapping[str, str]:
-        return {}
-
-    def prepare(self, settings: Settings) -> tuple[str, ...]:
-        return ()  # its plans are files already
-
-    def sessions(
-        self, settings: Settings, now: datetime, session: str | None, *, go_on: bool
-    ) -> PlanSessions:
-        return NO_SESSIONS  # no session records clarity reads
-
-    def retention(self, settings: Settings, root: PlansRoot) -> Retention | None:
-        return None  # Windsurf deletes no plan by age

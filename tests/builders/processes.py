@@ -33,6 +33,14 @@ class Result:
         return json.loads(self.stdout)
 
 
+def json_of(cli: Any, *args: str) -> dict[str, Any]:
+    """What `clarity ARGS... --json` answers, run by the cli fixture; exit 0 asserted."""
+    ran = cli(*args, "--json")
+    assert ran.exit_code == 0, ran.stderr
+    document: dict[str, Any] = json.loads(ran.stdout)
+    return document
+
+
 REAL_HOME = os.environ.get("HOME", "")  # as the test run found it: never written to
 
 

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from tests.builders.codex_home import Laid, lay_out
+from tests.builders.files import snapshot
+from tests.builders.processes import json_of
 
 SCENARIOS = {
     "01-approved-implemented": ("completed", ": approved, 1 file edited"),
@@ -23,21 +25,6 @@ SCENARIOS = {
     "03-update-plan": ("completed", ": approved, 1 file edited, 2/2 todos done"),
     "05-fresh-thread": ("completed", ' after "clear context": 1 file edited'),
 }
-
-
-def _json(cli: Any, *args: str) -> dict[str, Any]:
-    ran = cli(*args, "--json")
-    assert ran.exit_code == 0, ran.stderr
-    document: dict[str, Any] = json.loads(ran.stdout)
-    return document
-
-
-def _tree(folder: Path) -> dict[str, tuple[bytes, int]]:
-    return {
-        os.fspath(path.relative_to(folder)): (path.read_bytes(), path.stat().st_mtime_ns)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 def _plan_items(laid: Laid) -> list[dict[str, Any]]:
@@ -67,9 +54,9 @@ def test_each_plan_codex_showed_is_a_plan_judged_by_what_the_session_did(
     cli: Any, home: Path, scenario: str
 ) -> None:
     laid = lay_out(scenario, home, home / "work" / "greeter")
-    roots = [r for r in _json(cli, "roots")["roots"] if r["agent"] == "codex"]
+    roots = [r for r in json_of(cli, "roots")["roots"] if r["agent"] == "codex"]
     assert len(roots) == 1
-    plans = _json(cli, "scan", "--all", "--now", _now(laid))["plans"]
+    plans = json_of(cli, "scan", "--all", "--now", _now(laid))["plans"]
     items = _plan_items(laid)
     assert len(plans) == len(items) == 1
     plan, item = plans[0], items[0]
@@ -84,7 +71,7 @@ def test_each_plan_codex_showed_is_a_plan_judged_by_what_the_session_did(
 
 def test_two_plans_of_one_session_are_two_plans(cli: Any, home: Path) -> None:
     laid = lay_out("04-second-plan", home, home / "work" / "greeter")
-    plans = _json(cli, "scan", "--all", "--now", _now(laid))["plans"]
+    plans = json_of(cli, "scan", "--all", "--now", _now(laid))["plans"]
     assert sorted(p["name"] for p in plans) == [
         "2026-11-28-greeting-plan-part-2.md",
         "2026-11-28-greeting-plan.md",
@@ -97,20 +84,20 @@ def test_apply_archives_them_byte_exact_writes_nothing_in_codex_and_never_extrac
 ) -> None:
     laid = lay_out("01-approved-implemented", home, home / "work" / "greeter")
     codex = home / ".codex"
-    before = _tree(codex)
+    before = snapshot(codex)
     now = _now(laid)
     text = _plan_items(laid)[0]["text"].encode()
-    applied = _json(cli, "apply", "--all", "--rescan", "--yes", "--now", now)
+    applied = json_of(cli, "apply", "--all", "--rescan", "--yes", "--now", now)
     results = [r for root in applied["roots"] for r in root["results"]]
     assert [(r["name"], r["action"], r["status"]) for r in results] == [
         ("2026-11-28-greeting-plan.md", "archive", "done")
     ]
     assert Path(results[0]["destination"]).read_bytes() == text
-    assert _tree(codex) == before
+    assert snapshot(codex) == before
     with laid.rollouts[0].open("a") as rollout:  # the session goes on: its rollout grows
         rollout.write('{"timestamp":"2026-11-28T08:00:00.000Z","type":"event_msg","payload":{}}\n')
-    assert _json(cli, "scan", "--all", "--now", now)["plans"] == []
+    assert json_of(cli, "scan", "--all", "--now", now)["plans"] == []
 
 
 def test_no_codex_no_folder(cli: Any, home: Path) -> None:
-    assert [r for r in _json(cli, "roots")["roots"] if r["agent"] == "codex"] == []
+    assert [r for r in json_of(cli, "roots")["roots"] if r["agent"] == "codex"] == []

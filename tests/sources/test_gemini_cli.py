@@ -17,29 +17,15 @@ from typing import Any
 
 import pytest
 
+from tests.builders.files import snapshot
 from tests.builders.gemini_home import FIXTURES, Laid, lay_out
+from tests.builders.processes import json_of
 
 PLAN = "greeting-plan.md"
 
 
 def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat()
-
-
-def _json(cli: Any, *args: str) -> dict[str, Any]:
-    ran = cli(*args, "--json")
-    assert ran.exit_code == 0, ran.stderr
-    document: dict[str, Any] = json.loads(ran.stdout)
-    return document
-
-
-def _tree(folder: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under folder: its bytes and mtime (what clarity must never change)."""
-    return {
-        os.fspath(path.relative_to(folder)): (path.read_bytes(), path.stat().st_mtime_ns)
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture
@@ -71,7 +57,7 @@ def _rows(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_roots_names_each_session_plans_folder_and_its_agent(
     cli: Any, gemini: dict[str, Laid], isolated_home: Path
 ) -> None:
-    roots = {Path(r["plans_dir"]): r for r in _json(cli, "roots")["roots"]}
+    roots = {Path(r["plans_dir"]): r for r in json_of(cli, "roots")["roots"]}
     for laid in gemini.values():
         root = roots[laid.plans_dir]
         assert root["agent"] == "gemini-cli"
@@ -85,7 +71,7 @@ def test_roots_names_each_session_plans_folder_and_its_agent(
 def test_a_plan_approved_and_carried_out_is_completed_and_the_others_are_not(
     cli: Any, gemini: dict[str, Laid]
 ) -> None:
-    rows = _rows(_json(cli, "scan", "--all", "--now", _now(gemini)))
+    rows = _rows(json_of(cli, "scan", "--all", "--now", _now(gemini)))
     done = rows[gemini["01-approved-implemented"].session]
     assert done["class"] == "completed"
     assert done["agent"] == "gemini-cli"
@@ -109,7 +95,7 @@ def test_a_plan_changed_after_its_approval_is_no_longer_completed(
     stat = plan.stat()
     plan.write_text(plan.read_text() + "\n## Later\nSomething else.\n")
     os.utime(plan, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the mtime put back: text decides
-    rows = _rows(_json(cli, "scan", "--all", "--now", _now(gemini)))
+    rows = _rows(json_of(cli, "scan", "--all", "--now", _now(gemini)))
     row = rows[gemini["01-approved-implemented"].session]
     assert row["class"] == "active"
 
@@ -118,18 +104,18 @@ def test_apply_keeps_every_text_and_writes_nothing_in_gemini_clis_store(
     cli: Any, gemini: dict[str, Laid], isolated_home: Path
 ) -> None:
     store = isolated_home / ".gemini"
-    before = _tree(store)
+    before = snapshot(store)
     applied = cli("apply", "--all", "--rescan", "--yes", "--now", _now(gemini))
     assert applied.exit_code == 0, applied.stderr
-    assert _tree(store) == before
+    assert snapshot(store) == before
     for laid in gemini.values():
         plan = (laid.plans_dir / PLAN).read_bytes()
-        history = _json(cli, "history", PLAN, "--plans-dir", os.fspath(laid.plans_dir))
+        history = json_of(cli, "history", PLAN, "--plans-dir", os.fspath(laid.plans_dir))
         assert history["versions"][-1]["sha256"] == hashlib.sha256(plan).hexdigest()
     # named by hand, the folder gets the same archive, never one inside the store
     again = cli("apply", "--rescan", "--yes", "--plans-dir", os.fspath(laid.plans_dir))
     assert again.exit_code == 0, again.stderr
-    assert _tree(store) == before
+    assert snapshot(store) == before
 
 
 def test_archiving_or_restoring_into_the_store_is_refused_in_one_line(
@@ -151,16 +137,16 @@ def test_the_countdown_follows_the_sessions_last_activity_and_the_users_setting(
 ) -> None:
     laid = gemini["02-rejected"]  # not completed: its countdown is shown when near
     now = _iso(laid.last_activity + 25.5 * 86400)
-    rows = _rows(_json(cli, "scan", "--all", "--now", now))
+    rows = _rows(json_of(cli, "scan", "--all", "--now", now))
     assert rows[laid.session]["cleanup_in_days"] == 4  # 30 days after the session's last activity
     settings = isolated_home / ".gemini" / "settings.json"
     settings.write_text(
         '{\n  // as a person writes it\n  "general": {"sessionRetention": {"maxAge": "8w"}}\n}\n'
     )
-    rows = _rows(_json(cli, "scan", "--all", "--now", now))
+    rows = _rows(json_of(cli, "scan", "--all", "--now", now))
     assert rows[laid.session]["cleanup_in_days"] == 30  # 56 days
     settings.write_text('{"general": {"sessionRetention": {"enabled": false}}}')
-    rows = _rows(_json(cli, "scan", "--all", "--now", now))
+    rows = _rows(json_of(cli, "scan", "--all", "--now", now))
     assert "cleanup_in_days" not in rows[laid.session]
 
 
@@ -173,7 +159,7 @@ def test_a_plan_gemini_cli_deleted_with_its_session_is_still_found(
     laid = lay_out("05-retention", isolated_home, project, part="before-aged-start/tmp")
     text = (laid.plans_dir / PLAN).read_bytes()
     now = _iso(laid.last_activity + 3600)
-    rows = _rows(_json(cli, "scan", "--all", "--now", now))
+    rows = _rows(json_of(cli, "scan", "--all", "--now", now))
     assert rows[laid.session]["cleanup_in_days"] < 0  # Gemini CLI deletes it at its next start
     assert cli("apply", "--all", "--rescan", "--yes", "--now", now).exit_code == 0
     # what the recorded start left: the chat and the session folder gone
@@ -181,7 +167,7 @@ def test_a_plan_gemini_cli_deleted_with_its_session_is_still_found(
     lay_out("05-retention", isolated_home, project)
     assert not laid.plans_dir.exists()
 
-    hits = _json(cli, "search", "greeting")["hits"]
+    hits = json_of(cli, "search", "greeting")["hits"]
     assert [hit["name"] for hit in hits] == [PLAN]
     shown = cli("show", "greeting-plan")
     assert shown.exit_code == 0, shown.stderr
@@ -198,7 +184,7 @@ def test_a_plan_gemini_cli_deleted_with_its_session_is_still_found(
     mine = isolated_home / "mine"
     mine.mkdir()
     archive = next(
-        Path(r["archive_dir"]) for r in _json(cli, "roots")["roots"] if r["agent"] == "gemini-cli"
+        Path(r["archive_dir"]) for r in json_of(cli, "roots")["roots"] if r["agent"] == "gemini-cli"
     )
     restored = cli(
         "restore", "greeting-plan", "--plans-dir", os.fspath(mine), "--archive-dir",
@@ -246,12 +232,12 @@ def test_a_proposal_to_move_a_plan_out_of_the_store_moves_nothing(
     ]  # fmt: skip
     (state / "proposal.json").write_text(json.dumps(proposal))
     store = isolated_home / ".gemini"
-    before = _tree(store)
+    before = snapshot(store)
     applied = cli("apply", "--plans-dir", folder, "--yes", "--now", now, "--json")
     results = json.loads(applied.stdout)["results"]
     assert [(r["name"], r["status"]) for r in results] == [(PLAN, "skipped")]
     assert "Gemini CLI's own folder" in results[0]["reason"]
-    assert _tree(store) == before
+    assert snapshot(store) == before
 
 
 def test_a_draft_the_session_overwrote_is_kept_as_an_earlier_version(
@@ -263,7 +249,7 @@ def test_a_draft_the_session_overwrote_is_kept_as_an_earlier_version(
     now = _now(gemini)
     assert cli("scan", "--all", "--now", now).exit_code == 0
     assert cli("apply", "--all", "--rescan", "--yes", "--now", now).exit_code == 0
-    history = _json(cli, "history", PLAN, "--plans-dir", os.fspath(laid.plans_dir))
+    history = json_of(cli, "history", PLAN, "--plans-dir", os.fspath(laid.plans_dir))
     versions = history["versions"]
     assert len(versions) == 2
     live = hashlib.sha256((laid.plans_dir / PLAN).read_bytes()).hexdigest()

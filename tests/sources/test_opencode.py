@@ -7,7 +7,6 @@ only read."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.builders.opencode_home import lay_out
+from tests.builders.processes import json_of
 
 SCENARIOS = {
     "01-approved-implemented": "completed",
@@ -23,26 +23,19 @@ SCENARIOS = {
 }
 
 
-def _json(cli: Any, *args: str) -> dict[str, Any]:
-    ran = cli(*args, "--json")
-    assert ran.exit_code == 0, ran.stderr
-    document: dict[str, Any] = json.loads(ran.stdout)
-    return document
-
-
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_a_plan_is_completed_only_when_approved_and_carried_out(
     cli: Any, isolated_home: Path, scenario: str
 ) -> None:
     project = isolated_home / "work" / "greeter"
     laid = lay_out(scenario, isolated_home, project)
-    roots = [r for r in _json(cli, "roots")["roots"] if r["agent"] == "opencode"]
+    roots = [r for r in json_of(cli, "roots")["roots"] if r["agent"] == "opencode"]
     assert [r["plans_dir"] for r in roots] == [str(laid.plans_dir)]
     assert roots[0]["archive_dir"].startswith(
         str(isolated_home / ".claude" / "plans-archive" / "projects" / "greeter-")
     )
     now = datetime.fromtimestamp(laid.last_activity + 86400, UTC).isoformat()
-    [plan] = _json(cli, "scan", "--all", "--now", now)["plans"]
+    [plan] = json_of(cli, "scan", "--all", "--now", now)["plans"]
     assert plan["agent"] == "opencode"
     assert plan["class"] == SCENARIOS[scenario]
     if plan["class"] == "completed":
@@ -61,7 +54,7 @@ def test_apply_archives_it_byte_exact_and_only_reads_opencodes_store(
     [plan] = list(laid.plans_dir.iterdir())
     text = plan.read_bytes()
     now = datetime.fromtimestamp(laid.last_activity + 86400, UTC).isoformat()
-    applied = _json(cli, "apply", "--all", "--rescan", "--yes", "--now", now)
+    applied = json_of(cli, "apply", "--all", "--rescan", "--yes", "--now", now)
     [result] = [r for root in applied["roots"] for r in root["results"]]
     assert (result["name"], result["status"]) == (plan.name, "done")
     assert Path(result["destination"]).read_bytes() == text

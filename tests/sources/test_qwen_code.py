@@ -5,7 +5,6 @@ since its approval is not; a refusal leaves no plan at all."""
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,14 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.builders.processes import json_of
 from tests.builders.qwen_home import Laid, lay_out
-
-
-def _json(cli: Any, *args: str) -> dict[str, Any]:
-    ran = cli(*args, "--json")
-    assert ran.exit_code == 0, ran.stderr
-    document: dict[str, Any] = json.loads(ran.stdout)
-    return document
 
 
 @pytest.fixture
@@ -41,9 +34,9 @@ def _now(qwen: dict[str, Laid]) -> str:
 def test_plans_approved_and_carried_out_are_completed_and_archived_byte_exact(
     cli: Any, qwen: dict[str, Laid], isolated_home: Path
 ) -> None:
-    roots = [r for r in _json(cli, "roots")["roots"] if r["agent"] == "qwen-code"]
+    roots = [r for r in json_of(cli, "roots")["roots"] if r["agent"] == "qwen-code"]
     assert [r["plans_dir"] for r in roots] == [str(isolated_home / ".qwen" / "plans")]
-    plans = {p["name"]: p for p in _json(cli, "scan", "--all", "--now", _now(qwen))["plans"]}
+    plans = {p["name"]: p for p in json_of(cli, "scan", "--all", "--now", _now(qwen))["plans"]}
     done, todos = qwen["01-approved-implemented"], qwen["03-approved-todos"]
     assert sorted(plans) == sorted([f"{done.session}.md", f"{todos.session}.md"])  # 02: no file
     first = plans[f"{done.session}.md"]
@@ -53,7 +46,7 @@ def test_plans_approved_and_carried_out_are_completed_and_archived_byte_exact(
     assert first["project"] == str(isolated_home / "work" / "greeter")
     assert plans[f"{todos.session}.md"]["reason"].endswith("1 file edited, 2/2 todos done")
     texts = {name: Path(p["path"]).read_bytes() for name, p in plans.items()}
-    applied = _json(cli, "apply", "--all", "--rescan", "--yes", "--now", _now(qwen))
+    applied = json_of(cli, "apply", "--all", "--rescan", "--yes", "--now", _now(qwen))
     results = [r for root in applied["roots"] for r in root["results"]]
     assert sorted(r["status"] for r in results) == ["done", "done"]
     for result in results:
@@ -68,5 +61,5 @@ def test_a_plan_changed_since_its_approval_is_not_completed(
     mtime = plan.stat().st_mtime_ns
     plan.write_text(plan.read_text() + "\n## And then\nSomething else.\n")
     os.utime(plan, ns=(mtime, mtime))  # its text decides, not its mtime
-    plans = {p["name"]: p for p in _json(cli, "scan", "--all", "--now", _now(qwen))["plans"]}
+    plans = {p["name"]: p for p in json_of(cli, "scan", "--all", "--now", _now(qwen))["plans"]}
     assert plans[plan.name]["class"] == "active"
