@@ -4,6 +4,8 @@ call_tool, as a request from stdio ends up):
 
 - get_plan of an archived plan: median milliseconds, against a tool of the same SDK that
   only returns a small dict (what any server on it pays); target 5 ms.
+- list_plans, a page of 100, warm (its scan reused while the folder is unchanged):
+  median milliseconds against the same small tool; target 10 ms.
 - search_plans: against a bare FTS5 query of the same index, both in that process;
   target 2x.
 - `clarity search` as a whole process: against `clarity --help` plus the bare query;
@@ -45,15 +47,17 @@ async def timed(tool, arguments):
     return time.perf_counter() - started
 
 async def main():
-    times = {"get": [], "echo": [], "search": [], "bare": []}
+    times = {"get": [], "echo": [], "search": [], "bare": [], "list": []}
     await timed("get_plan", {"name": name})
     await timed("search_plans", {"query": word})
+    await timed("list_plans", {"limit": 100})  # the first: a scan of every plan
     db = sqlite3.connect(index_file(DirState.for_plans_dir(live)))  # no lock: a reader
     match = terms(word).match
     for _ in range(repeat):
         times["get"].append(await timed("get_plan", {"name": name}))
         times["echo"].append(await timed("echo", {"text": "x"}))
         times["search"].append(await timed("search_plans", {"query": word}))
+        times["list"].append(await timed("list_plans", {"limit": 100}))
         started = time.perf_counter()
         db.execute(
             "SELECT rowid FROM text WHERE text MATCH ? ORDER BY rank LIMIT 10", (match,)
@@ -96,6 +100,14 @@ def mcp_figures(bench: Bench, size: int, repeat: int) -> list[Figure]:
             times["echo"],
             None,
             note=f"median {statistics.median(times['get']) * 1000:.2f} ms (target 5 ms); "
+            "baseline: a tool of the same SDK that returns a small dict",
+        ),
+        Figure(
+            f"MCP list_plans (a page of 100), warm server, {size:,} live plans",
+            times["list"],
+            times["echo"],
+            None,
+            note=f"median {statistics.median(times['list']) * 1000:.2f} ms (target 10 ms); "
             "baseline: a tool of the same SDK that returns a small dict",
         ),
         Figure(

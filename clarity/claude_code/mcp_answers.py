@@ -24,6 +24,11 @@ TEXT_CHARS = 100_000  # of a plan get_plan returns, at most: a context is not a 
 PAGE_MOST = 500  # plans one list_plans page holds, at most
 SEARCH_MOST = 100
 REFRESH_SECONDS = 2.0  # a search index refresh stays good this long in the server (run_search)
+# list_plans' scan is reused while the plans folder, the archive's index and the sessions
+# read are as they were, for at most this long (a plan edited in place, and the classes
+# that age alone changes, catch up within it): the warm server answers a page in
+# milliseconds, not a scan of every plan each call (issue 45).
+LIST_REUSE_SECONDS = 60.0
 RESOURCES_MOST = 500  # plans resources/list offers (the newest): the template reaches every one
 WHERE: dict[str, str | None] = {"all": None, **{place: place for place in Place}}
 CLASSES = tuple(PlanClass)
@@ -135,9 +140,46 @@ def list_plans(
     )
 
 
+_LISTED: dict[
+    tuple[str, ...], tuple[tuple[int, ...], float, list[PlanRow], list[str], datetime]
+] = {}
+
+
 def _live(settings: Settings, folder: str | None) -> tuple[list[PlanRow], list[str], datetime]:
-    """The live plans as a scan that records nothing sees them, newest first; and the
-    scan's now (the zone their times are given in)."""
+    """The live plans as a scan that records nothing sees them, newest first, and the
+    scan's now; the last such scan of this folder and project while it still holds
+    (LIST_REUSE_SECONDS)."""
+    import time
+
+    key = (str(settings.plans_dir), str(settings.archive_dir), str(folder))
+    stamp = _listing_stamp(settings)
+    known = _LISTED.get(key)
+    if known is not None and known[0] == stamp and time.monotonic() - known[1] < LIST_REUSE_SECONDS:
+        return known[2], known[3], known[4]
+    rows, notes, now = _scanned(settings, folder)
+    _LISTED.clear()  # one question at a time: the memo never grows
+    _LISTED[key] = (stamp, time.monotonic(), rows, notes, now)
+    return rows, notes, now
+
+
+def _listing_stamp(settings: Settings) -> tuple[int, ...]:
+    """What says the listing may have changed, at the cost of a few stats: the plans
+    folder (a plan added, renamed, removed), the archive's index, and the state of the
+    sessions the last scan read (a new approval)."""
+    from clarity.state import DirState
+
+    state = DirState.for_plans_dir(settings.plans_dir)
+    stamp: list[int] = []
+    for path in (settings.plans_dir, settings.archive_dir / "index.jsonl", state.sessions_file):
+        try:
+            info = path.stat()
+            stamp += [info.st_mtime_ns, info.st_ctime_ns, info.st_size]
+        except OSError:
+            stamp.append(-1)
+    return tuple(stamp)
+
+
+def _scanned(settings: Settings, folder: str | None) -> tuple[list[PlanRow], list[str], datetime]:
     from clarity.model import ScanRequest
     from clarity.workflows.scanning import run_scan
 

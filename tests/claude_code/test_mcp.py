@@ -408,3 +408,29 @@ def test_descriptions_reach_the_client_without_the_sources_indentation(shelved: 
     tools, _ = ask(shelved)
     for tool in tools:
         assert "\n    " not in tool.description, tool.description
+
+
+def test_list_plans_answers_from_its_last_scan_until_the_folder_changes(
+    plans_dir: Path,
+) -> None:
+    """Issue 45: a warm server lists a page without scanning every plan again; a plan
+    added, renamed or removed since is there (or gone) in the very next answer."""
+    from clarity.claude_code.mcp_answers import list_plans
+    from clarity.settings.config import load_settings
+
+    make_files(plans_dir, PLANS)
+    settings = load_settings({"plans_dir": str(plans_dir)}, os.environ, plans_dir)
+
+    def listed() -> set[str]:
+        answer = list_plans(settings, None, None, None, 500, None)
+        return {plan["name"] for plan in answer["plans"]}
+
+    first = listed()
+    assert first == {name for name in PLANS if "/" not in name}
+    assert listed() == first  # answered again, unchanged
+    (plans_dir / "brand-new.md").write_text("# Brand new\n")
+    assert listed() == first | {"brand-new.md"}
+    (plans_dir / "brand-new.md").rename(plans_dir / "renamed.md")
+    assert listed() == first | {"renamed.md"}
+    (plans_dir / "renamed.md").unlink()
+    assert listed() == first
