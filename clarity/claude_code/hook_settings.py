@@ -21,6 +21,7 @@ nothing written: clarity will not guess at what it meant.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -141,6 +142,7 @@ def add_hook(path: Path, command: str) -> HookChange:
     """Add clarity's hooks (EVENTS) to the settings file at path, or bring them up to date;
     every other key and hook stays as it was."""
     settings = _load(path)
+    created = settings is None
     if settings is None:
         settings = {}
     for event in EVENTS:
@@ -148,6 +150,8 @@ def add_hook(path: Path, command: str) -> HookChange:
     outcomes = {_add(settings, path, event, matcher, command) for event, matcher in EVENTS.items()}
     if outcomes == {Outcome.UNCHANGED}:
         return HookChange(path, Outcome.UNCHANGED)
+    if created:
+        _remember_created(path)
     _save(path, settings)
     fresh = outcomes == {Outcome.INSTALLED}  # none was there: installed; else brought up to date
     return HookChange(path, Outcome.INSTALLED if fresh else Outcome.UPDATED)
@@ -224,8 +228,43 @@ def remove_hook(path: Path) -> HookChange:
             del settings["hooks"]
     if not removed:
         return HookChange(path, Outcome.ABSENT)
-    if not settings:  # only clarity's hooks were in it: no `{}` is left behind
+    if not settings and _forget_created(path):  # clarity made it for its hooks alone
         path.unlink()
-    else:
+    else:  # the person's file, even an empty one, stays theirs
         _save(path, settings)
     return HookChange(path, Outcome.REMOVED)
+
+
+_CREATED = "settings-files-created.json"  # in clarity's state: settings files it made
+
+
+def _created_files() -> tuple[Path, list[str]]:
+    from clarity.settings.locations import state_dir
+
+    record = state_dir() / _CREATED
+    try:
+        listed = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        listed = []
+    return record, [str(item) for item in listed] if isinstance(listed, list) else []
+
+
+def _remember_created(path: Path) -> None:
+    """That clarity made this settings file (for its hooks): removing them may remove it."""
+    from clarity.fsio import write_atomic
+
+    record, listed = _created_files()
+    if str(path) not in listed:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(record, json.dumps([*listed, str(path)]).encode())
+
+
+def _forget_created(path: Path) -> bool:
+    """Whether clarity made this settings file (and it is forgotten now)."""
+    from clarity.fsio import write_atomic
+
+    record, listed = _created_files()
+    if str(path) not in listed:
+        return False
+    write_atomic(record, json.dumps([item for item in listed if item != str(path)]).encode())
+    return True

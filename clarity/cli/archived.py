@@ -282,13 +282,10 @@ def history(
         return
     say(history_report.history_lines(found))
     stem = found.name.removesuffix(".md")
-    say(
-        [
-            f"Read one with {_hint(settings, 'show', stem, '--version', 'N')}; "
-            f"compare two with {_hint(settings, 'diff', stem, 'A', 'B')}"
-        ],
-        err=True,
-    )
+    read = f"Read one with {_hint(settings, 'show', stem, '--version', 'N')}"
+    if len(found.texts) > 1:  # a diff of one version is refused: never suggested
+        read += f"; compare two with {_hint(settings, 'diff', stem, 'A', 'B')}"
+    say([read], err=True)
 
 
 @app.command(

@@ -198,9 +198,23 @@ def _say_left_in_place() -> None:
         say(lines)
     say(
         [
-            "Then remove clarity itself: uv tool uninstall clarity-plans (or pipx uninstall "
-            "clarity-plans); in Claude Code, /plugin uninstall clarity@clarity if you added "
-            "the plugin; and the line clarity --install-completion added to your shell's "
-            "startup file, if you ran it"
+            f"Then remove clarity itself: {_how_to_remove_clarity()}; in Claude Code, /plugin "
+            "uninstall clarity@clarity if you added the plugin; and the line clarity "
+            "--install-completion added to your shell's startup file, if you ran it"
         ]
     )
+
+
+def _how_to_remove_clarity() -> str:
+    """The command that takes out this clarity, as it was installed: by uv tool, pipx, or
+    pip into a virtual environment (then that environment goes, or pip uninstalls it)."""
+    parts = Path(sys.prefix).parts
+    if "uv" in parts and "tools" in parts:
+        return "uv tool uninstall clarity-plans"
+    if "pipx" in parts or any(part.startswith(".pipx") for part in parts):
+        return "pipx uninstall clarity-plans"
+    if sys.prefix != sys.base_prefix:  # a virtual environment of the person's
+        return (
+            f"{Path(sys.prefix) / 'bin' / 'pip'} uninstall clarity-plans (or remove {sys.prefix})"
+        )
+    return "pip uninstall clarity-plans"

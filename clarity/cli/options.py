@@ -113,7 +113,7 @@ FromOption = Annotated[
         metavar="AGENT",
         help="Only this coding agent's plans folders (clarity roots names each folder's "
         "agent: claude-code, cursor, gemini-cli, codex, qwen-code, opencode, windsurf); "
-        "every one of them, as --all.",
+        "every one of them, as --all does for every agent's.",
     ),
 ]
 AllRootsOption = Annotated[

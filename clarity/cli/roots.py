@@ -69,7 +69,8 @@ def scan_every_root(
     if any(o.result is not None and o.result.proposal and o.result.moves() for o in outcomes):
         from clarity.hints import clarity_command
 
-        line = f"Review the above, then run {clarity_command('apply', '--all')} to carry out "
+        narrowed = ("--from", settings.only_agent) if settings.only_agent else ("--all",)
+        line = f"Review the above, then run {clarity_command('apply', *narrowed)} to carry out "
         output.say([line + "exactly these scans, folder by folder."], err=True)
     return failed
 

@@ -58,7 +58,7 @@ def print_roots(roots: Roots, output_format: Format) -> None:
         return
     lines = [f"{counted(len(roots.roots), 'plans folder')}:"]
     for root in roots.roots:
-        lines += [f"  {root.plans_dir}", f"    found: {root.source}"]
+        lines += [f"  {root.plans_dir}", f"    agent: {root.agent}", f"    found: {root.source}"]
         lines.append(f"    archive: {root.archive_dir} ({root.archive_source})")
     # A folder an agent worked in that is gone now says nothing a person acts on: past a
     # few, they are one line (the JSON lists each), and the folders that are there stand out.

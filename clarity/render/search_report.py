@@ -33,7 +33,7 @@ def _heading(found: Found) -> str:
     plans = "plan matches" if count == 1 else "plans match"
     return (
         f"{count} {plans} {found.query.strip()!r} ({found.live:,} live and "
-        f"{found.archived:,} archived plans indexed"
+        f"{found.archived:,} archived plan{'s' if found.archived != 1 else ''} indexed"
         + (f" in {len(found.roots)} plans folders" if len(found.roots) > 1 else "")
         + "), best first"
     )

@@ -53,7 +53,7 @@ def _heading(shelf: Shelf) -> str:
     if shelf.query and shelf.query.strip():
         return (
             f"{count} of {shelf.total} archived plan{'s' if shelf.total != 1 else ''} in "
-            f"{where} match {shelf.query.strip()!r}, newest first"
+            f"{where} match{'es' if count == 1 else ''} {shelf.query.strip()!r}, newest first"
         )
     return f"{count} archived plan{'s' if count != 1 else ''} in {where}, newest first"
 
@@ -236,6 +236,7 @@ def restore_preview_lines(group: RestoreGroup, plans_dir: Path, days: float) -> 
 def versions_line(archive_dir: Path, plans: int, texts: int, size: int) -> str:
     """What the kept versions take (SPEC 6.1: storage is shown)."""
     return (
-        f"{counted(texts, 'kept text')} of {counted(plans, 'plan')} take {format_size(size)} in "
+        f"{counted(texts, 'kept text')} of {counted(plans, 'plan')} "
+        f"take{'s' if texts == 1 else ''} {format_size(size)} in "
         f"{archive_dir / 'versions'} ({clarity_command('history', 'NAME')} lists a plan's)"
     )

@@ -29,7 +29,7 @@ class Windsurf(PlainSource):
 
     def folders(self, settings: Settings, home: Path) -> Found:
         plans = home / ".windsurf" / "plans"
-        return users_folder(plans, "Windsurf's plans folder", NAME, plans)
+        return users_folder(plans, "Windsurf's plans folder", NAME, plans.parent)
 
     def claims(self, plans_dir: Path) -> bool:
         return plans_dir.name == "plans" and plans_dir.parent.name == ".windsurf"

@@ -186,9 +186,11 @@ def _with_texts_kept(
         names = ", ".join(kept.near_cleanup[:5]) + (", ..." if len(kept.near_cleanup) > 5 else "")
         listing = Again.of(settings).command("archived")
         plans = counted(len(kept.near_cleanup), "plan")
+        them = "them" if len(kept.near_cleanup) > 1 else "it"
         lines.append(
             f"kept the text of {plans} before {_cleaner(settings)}'s cleanup "
-            f"deletes them ({names}): once it has, {listing} lists them and restore puts one back"
+            f"deletes {them} ({names}): once it has, {listing} lists {them} and restore puts "
+            f"{'one' if them == 'them' else 'it'} back"
         )
     return dataclasses.replace(report, notes=(*report.notes, *lines)) if lines else report
 

@@ -41,7 +41,7 @@ def test_a_dormant_plan_deleted_by_claude_code_is_listed_restored_and_found(
 
     ran = _weekly(cli, plans_dir)
     said = ran.stdout + ran.stderr
-    assert "kept the text of 1 plan before Claude Code's cleanup deletes them" in said
+    assert "kept the text of 1 plan before Claude Code's cleanup deletes it" in said
     assert (plans_dir / "payments.md").read_text() == TEXT  # the live file stays
     (plans_dir / "payments.md").unlink()  # Claude Code's cleanup, five days later
 

@@ -320,3 +320,16 @@ def test_diff_in_a_terminal_is_coloured_and_paged_as_git_diff(
     assert "\x1b[32m+1. Add two.\x1b[m" in paged
     piped = run_process("diff", "cache", "--plans-dir", str(plans_dir))
     assert "\x1b" not in piped.stdout and "-1. Add a cache.\n+1. Add two.\n" in piped.stdout
+
+
+def test_history_suggests_a_diff_only_where_there_are_two_texts(plans_dir: Path) -> None:
+    """Issue 46: a hint a person pastes works: one version has nothing to compare."""
+    dirs = ("--plans-dir", str(plans_dir))
+    make_files(plans_dir, {"cache.md": Plan(FIRST, 3)})
+    _weekly(plans_dir)
+    one = run_process("history", "cache", *dirs)
+    assert "show cache --version N" in one.stderr and "clarity diff" not in one.stderr
+    (plans_dir / "cache.md").write_text(SECOND)
+    _weekly(plans_dir)
+    two = run_process("history", "cache", *dirs)
+    assert "compare two with clarity diff cache A B" in " ".join(two.stderr.split())

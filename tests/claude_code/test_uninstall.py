@@ -36,7 +36,7 @@ def test_uninstall_takes_out_the_skill_the_hooks_and_the_weekly_run(
     said = removed.stdout
     assert f"  {archive}  (rm -r {archive})" in said
     assert f"  {state}  (rm -r {state})" in said
-    assert "uv tool uninstall clarity-plans" in said
+    assert "uninstall clarity-plans" in said  # as this clarity was installed (a venv here)
     assert list(archive.rglob("done-plan.md"))  # the archive is the person's record: kept
 
     again = cli("uninstall")  # nothing left to take out: it says only what remains
@@ -61,3 +61,20 @@ def test_install_command_refuses_to_double_what_the_enabled_plugin_gives(
     forced = cli("install-command", "--hook", "--force")
     assert forced.exit_code == 0, forced.stderr
     assert (isolated_home / ".claude" / "skills" / "clarity" / "SKILL.md").exists()
+
+
+def test_uninstall_leaves_a_settings_file_the_person_had_even_an_empty_one(
+    cli, isolated_home: Path
+) -> None:
+    """A `{}` settings.json was the person's before the hooks went in: it stays, `{}`. One
+    clarity made for its hooks alone goes with them."""
+    settings = isolated_home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("{}\n")
+    assert cli("install-command", "--hook").exit_code == 0
+    assert cli("uninstall-command", "--hook").exit_code == 0
+    assert json.loads(settings.read_text()) == {}
+    settings.unlink()
+    assert cli("install-command", "--hook").exit_code == 0  # made by clarity, this time
+    assert cli("uninstall").exit_code == 0
+    assert not settings.exists()

@@ -175,7 +175,7 @@ def test_the_terminal_shows_where_each_plan_lives(cli, shelved: Path) -> None:
     result = cli("search", "cache", "--plans-dir", str(shelved))
 
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith("2 plans match 'cache' (3 live and 1 archived plans indexed)")
+    assert result.stdout.startswith("2 plans match 'cache' (3 live and 1 archived plan indexed)")
     assert "cache-layer.md  archive 2026-Q4 · archived" in result.stdout
     markdown = cli("search", "cache", "--plans-dir", str(shelved), "--format", "markdown")
     assert "**cache**" in markdown.stdout.casefold()
