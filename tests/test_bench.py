@@ -88,6 +88,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "search after one plan changed, 30 live + 30 archived",
         "search query, warm index, 30 live + 30 archived, in one process",
         "MCP get_plan of an archived plan, 30 live + 30 archived",
+        "MCP list_plans (a page of 100), warm server, 30 live plans",
         "MCP search_plans, 30 live + 30 archived",
         "clarity search as a process, 30 live + 30 archived",
         "scan --all, 20 roots, 300 plans (repeat)",
