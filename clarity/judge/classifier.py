@@ -267,8 +267,8 @@ def _real_plan(facts: PlanFacts, scan: _Scan) -> str | None:
     """What says a small plan was ever a real plan, not a stub (None: nothing does)."""
     if facts.name in scan.evidence.presented or facts.name in scan.evidence.sessions:
         return "a session presented it"
-    if facts.status is not None:
-        return "it has a status field"
+    if facts.status is not None:  # a todo list binds; a status field or table does not
+        return "it has a todo list" if facts.status.binding else "it has a status field"
     if not facts.stub:
         return "it has the body of a plan"
     return None

@@ -100,7 +100,7 @@ _BASIS_WORDS = {
     Basis.RESTORED.value: "restored from the archive lately",
     Basis.MARKER.value: "marked done in the plan",
     Basis.FRONTMATTER.value: "by a frontmatter status",
-    Basis.STATUS.value: "by a status field or table",
+    Basis.STATUS.value: "by a status field, table or todo list",
     Basis.SESSION.value: "by what their {agent} session did",
     Basis.AGENT.value: "by the agent",
     Basis.AGE.value: "by age and size alone",

@@ -90,9 +90,21 @@ def _read(name: str) -> list[Any] | None:
     return entries if isinstance(entries, list) else []
 
 
-def remember_scans(outcomes: Sequence[RootOutcome[ScanReport]]) -> None:
-    """The roots a `scan --all` covered: what `apply --all` will carry out."""
-    _write(SCANNED, [_entry(outcome.root) for outcome in outcomes])
+def remember_scans(outcomes: Sequence[RootOutcome[ScanReport]], agent: str = "") -> None:
+    """The roots a `scan --all` covered: what `apply --all` will carry out. A scan of one
+    agent's folders (`--from`) replaces that agent's alone: the others' latest scans stay
+    reviewed, and `apply --all` carries out each folder's latest scan."""
+    entries = [_entry(outcome.root) for outcome in outcomes]
+    if agent:
+        kept = [
+            entry
+            for entry in _read(SCANNED) or []
+            if isinstance(entry, dict)
+            and (root := _root(entry)) is not None
+            and root.agent != agent
+        ]
+        entries = kept + entries
+    _write(SCANNED, entries)
 
 
 def reviewed_roots() -> Roots:
@@ -177,7 +189,7 @@ def scan_every_root(
     """`scan --all`: each folder scanned; recorded, what apply --all carries out."""
     outcomes = for_each_root(settings, every_root(settings), scan_one)
     if record:  # what apply --all carries out, folder by folder
-        remember_scans(outcomes)
+        remember_scans(outcomes, settings.only_agent)
     return outcomes
 
 

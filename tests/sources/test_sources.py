@@ -172,3 +172,23 @@ def test_roots_folds_the_many_folders_that_are_gone_into_one_line(isolated_home:
     assert not any(path in said for path in gone)
     listed = json.loads(cli("roots", "--json").stdout)["passed_over"]
     assert sorted(item["path"] for item in listed) == sorted(gone)
+
+
+def test_a_scan_of_one_agents_folders_keeps_the_others_reviewed(isolated_home: Path, cli) -> None:
+    """`scan --all`, then `scan --from windsurf`, then `apply --all`: each folder's latest
+    reviewed scan is carried out, Claude Code's too (the second scan replaced Windsurf's
+    alone); the hint after `--from` names `apply --from`."""
+    make_files(
+        isolated_home / ".claude" / "plans",
+        {"calm-river.md": Plan("# Calm river\n\nCOMPLETED\n", age_days=9)},
+    )
+    make_files(
+        isolated_home / ".windsurf" / "plans",
+        {"search.md": Plan("# Search\n\n**Status:** done\n", age_days=3)},
+    )
+    assert cli("scan", "--all", "--now", NOW_ISO).exit_code == 0
+    narrowed = cli("scan", "--from", "windsurf", "--now", NOW_ISO)
+    assert "then run clarity apply --from windsurf to carry out" in narrowed.stderr
+    applied = json.loads(cli("apply", "--all", "--yes", "--json").stdout)
+    done = {r["name"] for root in applied["roots"] for r in root["results"]}
+    assert done == {"calm-river.md", "search.md"}

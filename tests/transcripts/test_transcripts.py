@@ -51,7 +51,10 @@ def test_the_footer_counts_what_each_kind_of_evidence_decided(cli, plans_dir, cl
     table = cli("scan", "--plans-dir", str(plans_dir), "--now", NOW_ISO)
 
     assert table.exit_code == 0, table.stderr
-    said = "decided: 1 by a status field or table, 1 by what their Claude Code session did"
+    said = (
+        "decided: 1 by a status field, table or todo list, "
+        "1 by what their Claude Code session did"
+    )
     assert said in table.stdout
 
 
