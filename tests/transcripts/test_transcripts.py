@@ -52,8 +52,7 @@ def test_the_footer_counts_what_each_kind_of_evidence_decided(cli, plans_dir, cl
 
     assert table.exit_code == 0, table.stderr
     said = (
-        "decided: 1 by a status field, table or todo list, "
-        "1 by what their Claude Code session did"
+        "decided: 1 by a status field, table or todo list, 1 by what their Claude Code session did"
     )
     assert said in table.stdout
 
