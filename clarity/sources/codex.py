@@ -40,6 +40,7 @@ from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
 from clarity.settings.locations import Origin, Source, absolute, default_archive_dir, is_folder
 from clarity.sources import Found, PlansRoot
 from clarity.sources.defaults import PlainSource
+from clarity.transcripts.store import text_digest
 
 if TYPE_CHECKING:
     from clarity.settings.config import Settings
@@ -236,7 +237,12 @@ def read_rollout(path: Path, codex: Path) -> dict[str, Any] | None:
             item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
             if item.get("type") == "Plan" and isinstance(item.get("text"), str) and item.get("id"):
                 plan = {"id": str(item["id"]), "text": item["text"], "at": at or 0.0}
-                plan |= {"sha": _sha(item["text"]), "approved": None, "files": [], "todos": None}
+                plan |= {
+                    "sha": text_digest(item["text"]),
+                    "approved": None,
+                    "files": [],
+                    "todos": None,
+                }
                 items[plan["id"]] = plan
                 facts["plans"].append(plan)
                 latest, working = plan["id"], None  # planning again: earlier work has ended
@@ -302,10 +308,6 @@ def _attachment_sha(path: Path, codex: Path) -> str | None:
         return hashlib.sha256(read_regular(path, ATTACHMENT_MOST)).hexdigest()
     except (OSError, ValueError):
         return None
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _attached(plans: Iterable[Mapping[str, Any]], fresh: Mapping[str, Any]) -> str | None:

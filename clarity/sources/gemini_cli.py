@@ -27,7 +27,6 @@ and `sessionCleanup`, and seen in fixtures/gemini_cli, recorded from the real cl
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -49,6 +48,7 @@ from clarity.settings.locations import (
 from clarity.sources import Found, PassedOver, PlansRoot
 from clarity.sources.defaults import PlainSource
 from clarity.state import DirState
+from clarity.transcripts.store import text_digest
 from clarity.transcripts.texts_seen import APPROVED as TEXT_APPROVED
 from clarity.transcripts.texts_seen import FOLDER as TEXTS_FOLDER
 from clarity.transcripts.texts_seen import WRITTEN, TextsSeen
@@ -405,9 +405,11 @@ def _weigh(
                 approval = approvals.get(plan)
                 written = text[plan]
                 if approval is not None and written is not None:
-                    approval.texts.add(_sha(written))  # its own edit of its plan
+                    approval.texts.add(text_digest(written))  # its own edit of its plan
                 if texts is not None and written is not None:
-                    texts.add(plan, _sha(written), written, _iso(call.at), WRITTEN, chat.session)
+                    texts.add(
+                        plan, text_digest(written), written, _iso(call.at), WRITTEN, chat.session
+                    )
             elif latest is not None:
                 approvals[latest].edited.add(os.path.realpath(path))
         elif call.name == "exit_plan_mode":
@@ -420,8 +422,12 @@ def _weigh(
             if call.output.startswith(APPROVED):
                 known = text.get(plan)
                 if texts is not None and known is not None:
-                    texts.add(plan, _sha(known), known, _iso(call.at), TEXT_APPROVED, chat.session)
-                approvals[plan] = _Approval(call.at, set() if known is None else {_sha(known)})
+                    texts.add(
+                        plan, text_digest(known), known, _iso(call.at), TEXT_APPROVED, chat.session
+                    )
+                approvals[plan] = _Approval(
+                    call.at, set() if known is None else {text_digest(known)}
+                )
                 latest = plan
             elif call.output.startswith(REJECTED) and plan in approvals:
                 approvals[plan].withdrawn = "presented again and rejected"
@@ -449,10 +455,6 @@ def _written(call: Call, before: str | None) -> str | None:
     return (
         before.replace(old, new) if call.args.get("allow_multiple") else before.replace(old, new, 1)
     )
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _chat_of(temp: Path, session: str) -> Path | None:

@@ -22,7 +22,6 @@ recorded from the real client offline):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -35,6 +34,7 @@ from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
 from clarity.settings.locations import absolute, is_folder
 from clarity.sources import Found, PlansRoot, project_agent_archive
 from clarity.sources.defaults import PlainSource
+from clarity.transcripts.store import text_digest
 
 if TYPE_CHECKING:
     from clarity.settings.config import Settings
@@ -197,7 +197,7 @@ def _weigh(
             plan = path.name
             seen.setdefault(plan, None)
             text = written.get(plan)
-            approvals[plan] = ((created or 0) / 1000, {_sha(text)} if text else set(), set())
+            approvals[plan] = ((created or 0) / 1000, {text_digest(text)} if text else set(), set())
             working = plan
         elif data.get("type") == "tool" and data.get("tool") in EDITS:
             state = data.get("state")
@@ -215,7 +215,7 @@ def _weigh(
                 if isinstance(content, str):
                     written[plan] = content
                     if plan in approvals:
-                        approvals[plan][1].add(_sha(content))  # its own edit of its plan
+                        approvals[plan][1].add(text_digest(content))  # its own edit of its plan
             elif working is not None:
                 approvals[working][2].add(os.path.realpath(target_path))
     for plan, (at, texts, files) in approvals.items():
@@ -228,7 +228,3 @@ def _weigh(
             texts=frozenset(texts),
         )
     return seen
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

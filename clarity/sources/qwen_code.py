@@ -20,7 +20,6 @@ fixtures/qwen_code, recorded from the real client offline):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -34,6 +33,7 @@ from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
 from clarity.plans.reader import is_plan_name
 from clarity.sources import Found
 from clarity.sources.defaults import PlainSource, users_folder
+from clarity.transcripts.store import text_digest
 
 if TYPE_CHECKING:
     from clarity.settings.config import Settings
@@ -183,7 +183,7 @@ def read_chat(path: Path, real_plans_dir: str) -> ChatFacts:
                 facts.presented = True
                 plan = args.get("plan")
                 if output.startswith(APPROVED) and isinstance(plan, str):
-                    approved_at, text_sha = at, hashlib.sha256(plan.encode()).hexdigest()
+                    approved_at, text_sha = at, text_digest(plan)
                     edited, todos = set(), None
             elif approved_at is not None and tool in EDITS:
                 target = args.get("file_path")

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from clarity.dates import stamp_seconds
 from clarity.fsio import read_regular
 from clarity.transcripts import texts_seen
 from clarity.transcripts.ledger import (
@@ -39,11 +39,8 @@ _KIND = {PRESENTED: PRESENTED_EVENT, APPROVED: APPROVED_EVENT}
 _HOW = {PRESENTED: texts_seen.PRESENTED, APPROVED: texts_seen.APPROVED}
 
 
-def _seconds(at: str) -> float:
-    try:
-        return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
+def _seconds(at: object) -> float:
+    return stamp_seconds(at) or 0.0
 
 
 class _Facts:
