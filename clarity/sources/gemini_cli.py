@@ -187,7 +187,9 @@ class Chat(NamedTuple):
     project: str | None
 
 
-_CHATS: dict[tuple[str, int, int], Chat] = {}  # (path, size, mtime_ns) -> what it says
+# path -> ((size, mtime_ns), what it says): one entry a chat file, so a long-running server
+# that sees a chat grow keeps only what it says now.
+_CHATS: dict[str, tuple[tuple[int, int], Chat]] = {}
 
 
 def read_chat(path: Path) -> Chat:
@@ -199,10 +201,10 @@ def read_chat(path: Path) -> Chat:
         info = path.stat()
     except OSError:
         return Chat("", None, (), None)
-    key = (os.fspath(path), info.st_size, info.st_mtime_ns)
+    key, stamp = os.fspath(path), (info.st_size, info.st_mtime_ns)
     known = _CHATS.get(key)
-    if known is not None:
-        return known
+    if known is not None and known[0] == stamp:
+        return known[1]
     try:
         data = read_regular(path, CHAT_MOST)
     except (OSError, ValueError):
@@ -230,7 +232,7 @@ def read_chat(path: Path) -> Chat:
         if project is None and record.get("type") == "user":
             project = _workspace(record.get("content"))
     chat = Chat(session, last, tuple(sorted(calls.values(), key=lambda c: c.at)), project)
-    _CHATS[key] = chat
+    _CHATS[key] = (stamp, chat)
     return chat
 
 
