@@ -37,11 +37,13 @@ def search_plans(
 
     def search_one(chosen: Settings) -> Found:
         found = run_search(chosen, request, reuse_within)
-        if any(hit.plan_class is None and hit.place == Place.LIVE for hit in found.hits):
+        unclassed = _unclassed(found)
+        if unclassed and not unclassed <= _RESISTING.get(os.fspath(chosen.plans_dir), set()):
             # a live plan no scan has classed as it is now (no index before the scan, an
             # undo since): the folder scanned for the index, so search says each class
             _classes_for(chosen)
             found = run_search(chosen, request, 0.0)
+            _RESISTING[os.fspath(chosen.plans_dir)] = _unclassed(found)
         return found
 
     roots = None if one_root_named(settings) else find_roots(settings)
@@ -74,6 +76,24 @@ def search_plans(
         settings.archive_dir,
         roots=tuple(os.fsdecode(o.root.plans_dir) for o in outcomes if o.result is not None),
     )
+
+
+# plans folder -> its live plans (path, size, mtime) a scan for search's classes left
+# unclassed (one the scan passes over, unreadable, say): a long-running MCP server must
+# not scan the whole folder at every search because of them, only when another turns up.
+_RESISTING: dict[str, set[tuple[str, int, int]]] = {}
+
+
+def _unclassed(found: Found) -> set[tuple[str, int, int]]:
+    stamps = set()
+    for hit in found.hits:
+        if hit.plan_class is None and hit.place == Place.LIVE:
+            try:
+                info = hit.path.stat()
+            except OSError:
+                continue
+            stamps.add((os.fspath(hit.path), info.st_size, info.st_mtime_ns))
+    return stamps
 
 
 def _classes_for(settings: Settings) -> None:
