@@ -38,7 +38,6 @@ def root_document(root: PlansRoot) -> dict[str, Any]:
     }
 
 
-GONE = "no such folder now"  # sources/claude_code.py's words for a project folder gone
 GONE_LISTED = 3
 
 
@@ -62,7 +61,7 @@ def print_roots(roots: Roots, output_format: Format) -> None:
         lines.append(f"    archive: {root.archive_dir} ({root.archive_source})")
     # A folder an agent worked in that is gone now says nothing a person acts on: past a
     # few, they are one line (the JSON lists each), and the folders that are there stand out.
-    gone = [item for item in roots.passed_over if item.reason.startswith(GONE)]
+    gone = [item for item in roots.passed_over if item.gone]
     shown = [item for item in roots.passed_over if item not in gone or len(gone) <= GONE_LISTED]
     if shown or gone:
         lines += ["", "Passed over:"]

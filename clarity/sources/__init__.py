@@ -48,6 +48,7 @@ class PassedOver(NamedTuple):
 
     path: Path
     reason: str
+    gone: bool = False  # a folder the agent once worked in that is no more: said as a count
 
 
 class Found(NamedTuple):

@@ -125,7 +125,9 @@ def _add_project(
     claude_dir: Path,
 ) -> None:
     if not is_folder(folder):
-        passed.append(PassedOver(folder, f"no such folder now: gone, or not a folder ({how})"))
+        passed.append(
+            PassedOver(folder, f"no such folder now: gone, or not a folder ({how})", gone=True)
+        )
         return
     setting = plans_directory_setting(ClaudeSettings(folder, claude_dir), folder)
     if setting is None:
