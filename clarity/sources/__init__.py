@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from clarity.settings.config import Settings
     from clarity.settings.locations import Located, Source
     from clarity.sources.protocol import PlanSource
@@ -56,6 +58,27 @@ class Found(NamedTuple):
 
     roots: tuple[PlansRoot, ...]
     passed_over: tuple[PassedOver, ...]
+
+
+def projects_known(
+    settings: Settings, home: Path, own: Iterable[tuple[Path, str]]
+) -> Iterator[tuple[Path, str]]:
+    """(project, how it was found): the projects an agent's own records name (own), then
+    the folders Claude Code worked in; each once, by its real path. Where a source that
+    keeps plans inside projects looks for them."""
+    import os
+
+    from clarity.transcripts.worked_in import worked_in
+
+    every = [*own]
+    for claude_dir in settings.claude_dirs:
+        every += worked_in(claude_dir, home)
+    seen: set[str] = set()
+    for folder, how in every:
+        real = os.path.realpath(folder)
+        if real not in seen:
+            seen.add(real)
+            yield folder, how
 
 
 def project_agent_archive(settings: Settings, project: Path, agent: str, label: str) -> Located:

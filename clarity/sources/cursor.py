@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
@@ -35,7 +34,7 @@ from clarity.settings.locations import (
     default_archive_dir,
     is_folder,
 )
-from clarity.sources import Found, PassedOver, PlansRoot, project_agent_archive
+from clarity.sources import Found, PlansRoot, project_agent_archive, projects_known
 from clarity.sources.defaults import PlainSource
 
 if TYPE_CHECKING:
@@ -54,15 +53,14 @@ class Cursor(PlainSource):
 
     def folders(self, settings: Settings, home: Path) -> Found:
         found: dict[str, PlansRoot] = {}
-        passed: list[PassedOver] = []
         user = home / ".cursor" / "plans"
         if is_folder(user):
             self._add(found, settings, user, "Cursor's plans folder", None)
-        for project, how in _projects(settings, home):
+        for project, how in projects_known(settings, home, _cursor_workspaces(home)):
             folder = project / ".cursor" / "plans"
             if is_folder(folder):
                 self._add(found, settings, folder, f"Cursor's plans in {how}", project)
-        return Found(tuple(found.values()), tuple(passed))
+        return Found(tuple(found.values()), ())
 
     def _add(
         self,
@@ -100,22 +98,6 @@ def _archive_of(settings: Settings, plans_dir: Path, project: Path | None) -> Lo
             default_archive_dir(plans_dir), Source("default: beside the plans dir", Origin.DEFAULT)
         )
     return project_agent_archive(settings, project, NAME, "Cursor")
-
-
-def _projects(settings: Settings, home: Path) -> Iterator[tuple[Path, str]]:
-    """(project, how it was found): the folders Cursor opened, then those Claude Code
-    worked in; each once."""
-    from clarity.transcripts.worked_in import worked_in
-
-    seen: set[str] = set()
-    every = [*_cursor_workspaces(home)]
-    for claude_dir in settings.claude_dirs:
-        every += worked_in(claude_dir, home)
-    for folder, how in every:
-        real = os.path.realpath(folder)
-        if real not in seen:
-            seen.add(real)
-            yield folder, how
 
 
 def _cursor_workspaces(home: Path) -> list[tuple[Path, str]]:

@@ -25,14 +25,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clarity.model import NO_SESSIONS, PlanSessions, SessionEvidence
 from clarity.settings.locations import absolute, is_folder
-from clarity.sources import Found, PlansRoot, project_agent_archive
+from clarity.sources import Found, PlansRoot, project_agent_archive, projects_known
 from clarity.sources.defaults import PlainSource
 from clarity.transcripts.store import text_digest
 
@@ -54,7 +53,7 @@ class OpenCode(PlainSource):
 
     def folders(self, settings: Settings, home: Path) -> Found:
         found: dict[str, PlansRoot] = {}
-        for project, how in _projects(settings, home):
+        for project, how in projects_known(settings, home, _own_projects(home)):
             for hidden in FOLDERS:
                 plans = project / hidden / "plans"
                 real = os.path.realpath(plans)
@@ -111,25 +110,14 @@ def _rows(db: Path, query: str, *args: object) -> list[tuple[Any, ...]]:
         return []  # another version's store, or one being rebuilt: no evidence, no error
 
 
-def _projects(settings: Settings, home: Path) -> Iterator[tuple[Path, str]]:
-    """(project, how it was found): OpenCode's own projects and session folders, then
-    those Claude Code worked in; each once."""
-    from clarity.transcripts.worked_in import worked_in
-
+def _own_projects(home: Path) -> list[tuple[Path, str]]:
+    """OpenCode's own projects and the folders its sessions ran in."""
     db = store(home) / "opencode.db"
-    every: list[tuple[Path, str]] = [
+    return [
         (Path(row[0]), f"the projects of {db}")
         for row in _rows(db, "select worktree from project union select directory from session")
         if isinstance(row[0], str) and row[0].startswith("/")
     ]
-    for claude_dir in settings.claude_dirs:
-        every += worked_in(claude_dir, home)
-    seen: set[str] = set()
-    for folder, how in every:
-        real = os.path.realpath(folder)
-        if real not in seen:
-            seen.add(real)
-            yield folder, how
 
 
 def read_sessions(db: Path, plans_dir: Path, now: datetime, protect_hours: float) -> PlanSessions:
