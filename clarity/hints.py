@@ -58,7 +58,7 @@ _GIVEN: set[str] = set()  # every command this run wrote into a text, for render
 def clarity_command(verb: str, *args: str, options: Sequence[str] = ()) -> str:
     """`clarity VERB ARGS... OPTIONS...`, each word quoted for a POSIX shell (a placeholder
     such as NAME... needs no quotes and gets none)."""
-    command = " ".join(_quoted(word) for word in (program(), verb, *args, *options))
+    command = " ".join(shell_quoted(word) for word in (program(), verb, *args, *options))
     _GIVEN.add(command)
     return command
 
@@ -83,7 +83,7 @@ def commands_given() -> frozenset[str]:
     return frozenset(_GIVEN)
 
 
-def _quoted(word: str) -> str:
+def shell_quoted(word: str) -> str:
     """shlex.quote, but a word with a control character (a tab or ESC in a file name) is
     written as bash and zsh's $'...' with escapes: printed as is, it would be escaped for
     the terminal and no longer name the file; written so, it still does when pasted."""

@@ -14,7 +14,6 @@ import errno
 import gc
 import os
 import re
-import shlex
 import sys
 from collections.abc import MutableMapping
 
@@ -28,7 +27,7 @@ from clarity.cli import archived, browse, claude_code, config, roots, schedule, 
 from clarity.cli.app import app
 from clarity.cli.options import one_line
 from clarity.errors import EXIT_ACTION_FAILED, EXIT_USAGE, Cancelled, ClarityError, Stop
-from clarity.hints import program
+from clarity.hints import program, shell_quoted
 from clarity.render import output
 
 __all__ = ["app", "main"]
@@ -119,7 +118,7 @@ def _command_path(error: typer.TyperException) -> str:
     if not isinstance(path, str) or not path:
         return program()
     # The clarity that ran, quoted for a shell as hints quote it.
-    return shlex.quote(program()) + path.removeprefix("clarity")
+    return shell_quoted(program()) + path.removeprefix("clarity")
 
 
 _MOVING = frozenset({"apply", "undo", "archive", "restore"})
@@ -178,8 +177,8 @@ def _dash_word_hint(error: typer.TyperException, args: list[str]) -> str | None:
         return None
     # `-f` of `-flag`: click reads it as short options
     word = next((arg for arg in args if arg.startswith(name)), name)
-    quoted = shlex.quote(word)
-    me = shlex.quote(program())
+    quoted = shell_quoted(word)
+    me = shell_quoted(program())
     return (
         f" (to search for {quoted}, end the options with --: {me} {command} -- {quoted}; "
         f"to leave out the plans that hold it: {me} {command} -- WORD {quoted})"

@@ -179,8 +179,7 @@ def uninstall(force: ForceOption = False) -> None:
 def _say_left_in_place() -> None:
     """clarity's own folders, kept: the archive and the versions are the record of every
     plan clarity moved or kept (a person removes them, knowing so)."""
-    import shlex
-
+    from clarity.hints import shell_quoted
     from clarity.settings.config import load_settings
     from clarity.settings.locations import config_file, state_dir
     from clarity.workflows.roots import archives_on_this_machine
@@ -191,9 +190,9 @@ def _say_left_in_place() -> None:
     config = config_file()
     lines = ["Left in place, each to remove yourself once you no longer need it:"]
     for folder in folders:
-        lines.append(f"  {folder}  (rm -r {shlex.quote(str(folder))})")
+        lines.append(f"  {folder}  (rm -r {shell_quoted(str(folder))})")
     if config.exists():
-        lines.append(f"  {config}  (rm {shlex.quote(str(config))})")
+        lines.append(f"  {config}  (rm {shell_quoted(str(config))})")
     if len(lines) > 1:
         say(lines)
     say(
@@ -214,7 +213,8 @@ def _how_to_remove_clarity() -> str:
     if "pipx" in parts or any(part.startswith(".pipx") for part in parts):
         return "pipx uninstall clarity-plans"
     if sys.prefix != sys.base_prefix:  # a virtual environment of the person's
-        return (
-            f"{Path(sys.prefix) / 'bin' / 'pip'} uninstall clarity-plans (or remove {sys.prefix})"
-        )
+        from clarity.hints import shell_quoted
+
+        pip = shell_quoted(str(Path(sys.prefix) / "bin" / "pip"))
+        return f"{pip} uninstall clarity-plans (or remove {shell_quoted(sys.prefix)})"
     return "pip uninstall clarity-plans"

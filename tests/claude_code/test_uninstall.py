@@ -78,3 +78,25 @@ def test_uninstall_leaves_a_settings_file_the_person_had_even_an_empty_one(
     assert cli("install-command", "--hook").exit_code == 0  # made by clarity, this time
     assert cli("uninstall").exit_code == 0
     assert not settings.exists()
+
+
+def test_the_remove_command_uninstall_prints_removes_a_folder_with_a_tab_in_its_name(
+    cli, isolated_home: Path, monkeypatch
+) -> None:
+    """The rm line is for pasting: a folder whose name holds a tab and a quote is written
+    as bash reads it ($'...'), not shlex's quotes around a character the terminal escapes."""
+    import re
+    import subprocess
+
+    archive = isolated_home / "plan's\tarchive"
+    monkeypatch.setenv("CLARITY_ARCHIVE_DIR", str(archive))
+    make_files(isolated_home / ".claude" / "plans", {"done.md": Plan("# Done COMPLETED\n", 3)})
+    assert cli("apply", "--rescan", "--yes", "--now", NOW_ISO).exit_code == 0
+    assert list(archive.rglob("done.md"))
+
+    said = cli("uninstall").stdout
+    [command] = re.findall(r"\((rm -r \$'[^\n]*archive')\)", said)
+    subprocess.run(["bash", "-c", command], check=True, cwd=isolated_home)
+
+    assert not archive.exists()
+    assert (isolated_home / ".claude" / "plans").is_dir()  # nothing else went
