@@ -465,9 +465,13 @@ def test_config_path_set_and_edit_as_git_config_has_them(cli, isolated_home: Pat
     for args, said in (
         (("nope", "1"), "no config key 'nope'; the keys are plans_dir"),
         (("stale_days", "soon"), "stale_days = 'soon': must be a number"),
+        # refused by the check of the whole file: said of the value, not of a staged copy
+        (("plans_dir", "a\nb"), "plans_dir = 'a\\nb': must be an absolute path"),
+        (("stale_days", "-3"), "end the options with --: clarity config set KEY -- -3"),
     ):
         refused = cli("config", "set", *args)
         assert refused.exit_code == 2 and said in refused.stderr, refused.stderr
+        assert ".new" not in refused.stderr and refused.stderr.count("\n") == 1
     assert config_file.read_text() == before
     shown = json.loads(cli("config", "--json").stdout)["settings"]
     assert shown["dormant_days"]["value"] == 21

@@ -141,7 +141,7 @@ def _interrupted(args: list[str]) -> str:
     return "clarity: interrupted; nothing was moved"
 
 
-_QUERY_COMMANDS = ("search", "archived")  # commands whose words may begin with -
+_QUERY_COMMANDS = ("search", "archived", "set")  # commands whose words may begin with -
 # Words people type for a command of another name (click finds only near spellings).
 _SYNONYMS = {
     "status": "show",
@@ -179,6 +179,11 @@ def _dash_word_hint(error: typer.TyperException, args: list[str]) -> str | None:
     word = next((arg for arg in args if arg.startswith(name)), name)
     quoted = shell_quoted(word)
     me = shell_quoted(program())
+    if command == "set":  # clarity config set KEY -3
+        return (
+            " (for a value that begins with -, end the options with --: "
+            f"{me} config set KEY -- {quoted})"
+        )
     return (
         f" (to search for {quoted}, end the options with --: {me} {command} -- {quoted}; "
         f"to leave out the plans that hold it: {me} {command} -- WORD {quoted})"

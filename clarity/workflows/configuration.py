@@ -84,6 +84,14 @@ def set_value(key: str, text: str) -> tuple[Path, str]:
     try:
         read_config_file(staged)  # the whole file as clarity will read it
         _check_loads(staged)
+    except ClarityError as error:
+        # said of the value given, or of the file as it is: never of the staged copy
+        said = error.message
+        if said.startswith(f"{staged}: {key}: "):
+            said = f"{key} = {text!r}: {said.removeprefix(f'{staged}: {key}: ')}"
+        else:
+            said = said.replace(os.fspath(staged), os.fspath(path))
+        raise ClarityError(f"{said} (nothing was written)", error.exit_code) from None
     finally:
         staged.unlink(missing_ok=True)
     write_atomic(path, new.encode("utf-8"))

@@ -82,7 +82,7 @@ def only_agent(settings: Settings, name: str | None) -> Settings:
 
     names = [source.name for source in SOURCES]
     if name not in names:
-        raise ClarityError(f"--from {name}: no such agent; clarity knows {', '.join(names)}")
+        raise ClarityError(f"--from {name!r}: no such agent; clarity knows {', '.join(names)}")
     return settings._replace(only_agent=name)
 
 

@@ -132,7 +132,7 @@ def test_from_narrows_every_folder_command_to_one_agent(
         )
     unknown = cli("archived", "--from", "nope")
     assert unknown.exit_code == 2
-    assert "--from nope: no such agent; clarity knows claude-code, cursor" in unknown.stderr
+    assert "--from 'nope': no such agent; clarity knows claude-code, cursor" in unknown.stderr
 
 
 def test_from_names_every_agent_clarity_knows(cli) -> None:
