@@ -26,6 +26,7 @@ from there it is judged, archived and trashed as any plan, and never extracted a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -175,27 +176,36 @@ def _rollouts(codex: Path) -> Iterator[Path]:
 
 
 def _write_plan(plans_dir: Path, item: Mapping[str, Any], text: str) -> str | None:
-    """The plan's text in a new file named by its date and first heading; its name."""
+    """The plan's text in a new file named by its date and first heading; its name. Whole
+    or not at all: written under a hidden name, then given its own without replacing any
+    file (a run killed in between leaves a temp the next sweep takes, never half a plan
+    under a plan's name)."""
+    from clarity.fsio import NEW_FLAGS, rename_noreplace, sweep_temps, write_all
+
     plans_dir.mkdir(parents=True, exist_ok=True)
     day = datetime.fromtimestamp(item["at"], UTC).date().isoformat()
     stem = f"{day}-{_slug(text)}"
-    data = text.encode("utf-8")
-    for count in range(1, 1000):
-        name = f"{stem}.md" if count == 1 else f"{stem}-{count}.md"
-        path = plans_dir / name
+    temp = plans_dir / f".{stem}.md.{os.getpid()}.tmp"  # as write_atomic names its temps
+    try:
+        sweep_temps(plans_dir / f"{stem}.md")
+        fd = os.open(temp, NEW_FLAGS, 0o644)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            continue
-        except OSError:
-            return None
-        try:
-            os.write(fd, data)
+            write_all(fd, text.encode("utf-8", "surrogatepass"))  # as text_digest reads it
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.utime(path, (item["at"], item["at"]))
-        return name
+        os.utime(temp, (item["at"], item["at"]))
+        for count in range(1, 1000):
+            name = f"{stem}.md" if count == 1 else f"{stem}-{count}.md"
+            try:
+                rename_noreplace(temp, plans_dir / name)
+            except FileExistsError:
+                continue
+            return name
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        temp.unlink()
     return None
 
 

@@ -101,3 +101,26 @@ def test_apply_archives_them_byte_exact_writes_nothing_in_codex_and_never_extrac
 
 def test_no_codex_no_folder(cli: Any, home: Path) -> None:
     assert [r for r in json_of(cli, "roots")["roots"] if r["agent"] == "codex"] == []
+
+
+def test_a_plan_whose_text_holds_a_lone_surrogate_is_extracted_whole(cli: Any, home: Path) -> None:
+    """JSON may escape half a UTF-16 pair (\\ud800); the plan is still written, as
+    text_digest reads it, under its own name and nowhere else (no temp left beside it)."""
+    laid = lay_out("01-approved-implemented", home, home / "work" / "greeter")
+    [rollout] = laid.rollouts
+    lines = []
+    for line in rollout.read_text().splitlines():
+        record = json.loads(line)
+        item = record["payload"].get("item") if isinstance(record["payload"], dict) else None
+        if isinstance(item, dict) and item.get("type") == "Plan":
+            item["text"] += "\nA half pair: \ud800\n"
+        lines.append(json.dumps(record))  # ensure_ascii: written as the escape \ud800
+    rollout.write_text("\n".join(lines) + "\n")
+
+    scanned = cli("scan", "--all", "--json", "--now", _now(laid))
+
+    assert scanned.exit_code == 0, scanned.stderr
+    [plan] = json.loads(scanned.stdout)["plans"]
+    path = Path(plan["path"])
+    assert path.read_bytes().endswith(b"\nA half pair: \xed\xa0\x80\n")
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
