@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
@@ -88,7 +89,30 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
     return expand_home(configured) if configured else Path.home() / ".claude"
 
 
+# settings file -> (its stamp, what it says): each file read once while it is unchanged.
+# The user's settings.json applies in every project, and finding the roots of 20,000
+# projects read and parsed it 20,000 times.
+_SETTINGS_READ: dict[str, tuple[tuple[int, int, int, int], Mapping[str, Any]]] = {}
+
+
 def _read_settings(settings_file: Path) -> Mapping[str, Any]:
+    try:
+        info = settings_file.stat()
+    except (OSError, ValueError):
+        return {}
+    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    key = os.fspath(settings_file)
+    known = _SETTINGS_READ.get(key)
+    # A file changed in the last moments may change again within the same timestamp tick
+    # with the same size (git's "racily clean"): read again until it has settled.
+    if known is not None and known[0] == stamp and time.time() - info.st_mtime > 2:
+        return known[1]
+    settings = _read_settings_now(settings_file)
+    _SETTINGS_READ[key] = (stamp, settings)
+    return settings
+
+
+def _read_settings_now(settings_file: Path) -> Mapping[str, Any]:
     from clarity.settings.files import parse_json, read_settings_text
 
     try:
@@ -100,15 +124,46 @@ def _read_settings(settings_file: Path) -> Mapping[str, Any]:
     return settings if isinstance(settings, dict) else {}
 
 
-def claude_project_root(cwd: Path, claude_dir: Path) -> Path | None:
+def claude_project_root(
+    cwd: Path, claude_dir: Path, known: dict[Path, Path | None] | None = None
+) -> Path | None:
     """The project clarity runs in as Claude Code sees it: the nearest ancestor of cwd with a
-    `.claude/` folder (the Claude config dir itself is the user's, not a project's)."""
-    user_dir = _real(claude_dir)
-    for root in (cwd, *cwd.parents):
-        dot_claude = root / ".claude"
-        if is_folder(dot_claude) and _real(dot_claude) != user_dir:
-            return root
-    return None
+    `.claude/` folder (the Claude config dir itself is the user's, not a project's).
+    known: folder -> its project, shared by the calls of one look at many projects (20,000
+    projects in one folder ask about the same parents 20,000 times)."""
+    user_dir = folder_identity(claude_dir)
+    seen: list[Path] = []
+    root: Path | None = None
+    folder, above = cwd, cwd.parent
+    while True:
+        if known is not None and folder in known:
+            root = known[folder]
+            break
+        seen.append(folder)
+        found = folder_identity(folder / ".claude")
+        if found is not None and found != user_dir:
+            root = folder
+            break
+        if above == folder:
+            break  # the top: no project
+        folder, above = above, above.parent
+    if known is not None:
+        known.update(dict.fromkeys(seen, root))
+    return root
+
+
+def folder_identity(path: Path) -> tuple[int, int] | None:
+    """The folder path is (through links), as the filesystem knows it: (device, inode);
+    None for no folder, or one that cannot be looked at. Two paths are one folder when
+    their identities are equal: one stat each, where comparing real paths costs a stat
+    of every component (roots of 20,000 projects spent most of their time there)."""
+    import stat
+
+    try:
+        info = path.stat()
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
 
 def is_folder(path: Path) -> bool:
@@ -125,13 +180,15 @@ class ClaudeSettings:
     project's local, then its shared settings, then the user's. Read when first asked,
     and once: the plans dir and the cleanup period both come from them."""
 
-    def __init__(self, cwd: Path, claude_dir: Path) -> None:
-        self._cwd, self._claude_dir = cwd, claude_dir
+    def __init__(
+        self, cwd: Path, claude_dir: Path, roots_known: dict[Path, Path | None] | None = None
+    ) -> None:
+        self._cwd, self._claude_dir, self._roots_known = cwd, claude_dir, roots_known
 
     @functools.cached_property
     def root(self) -> Path | None:
         """The project (claude_project_root); None: no project."""
-        return claude_project_root(self._cwd, self._claude_dir)
+        return claude_project_root(self._cwd, self._claude_dir, self._roots_known)
 
     @functools.cached_property
     def files(self) -> tuple[tuple[Path, Mapping[str, Any]], ...]:
@@ -255,12 +312,12 @@ def project_of(plans_dir: Path, claude_dirs: tuple[Path, ...]) -> Path | None:
     """The project a plans dir lies in: its nearest ancestor (or itself) that is a git work
     tree (`.git`) or a Claude Code project (a `.claude/` folder that is no Claude config
     dir); None for a plans dir in no project."""
-    users = {_real(directory) for directory in claude_dirs}
+    users = {folder_identity(directory) for directory in claude_dirs}
     for folder in (plans_dir, *plans_dir.parents):
         if os.path.lexists(folder / ".git"):
             return folder
-        dot_claude = folder / ".claude"
-        if is_folder(dot_claude) and _real(dot_claude) not in users:
+        found = folder_identity(folder / ".claude")
+        if found is not None and found not in users:
             return folder
     return None
 

@@ -64,20 +64,23 @@ def projects_known(
     settings: Settings, home: Path, own: Iterable[tuple[Path, str]]
 ) -> Iterator[tuple[Path, str]]:
     """(project, how it was found): the projects an agent's own records name (own), then
-    the folders Claude Code worked in; each once, by its real path. Where a source that
+    the folders Claude Code worked in; each folder once. Where a source that
     keeps plans inside projects looks for them."""
     import os
 
+    from clarity.settings.locations import folder_identity
     from clarity.transcripts.worked_in import worked_in
 
     every = [*own]
     for claude_dir in settings.claude_dirs:
         every += worked_in(claude_dir, home)
-    seen: set[str] = set()
+    seen: set[object] = set()
     for folder, how in every:
-        real = os.path.realpath(folder)
-        if real not in seen:
-            seen.add(real)
+        # one folder by two names (a link) once: its identity, a stat (a real path costs
+        # one a component); a folder not there is skipped by its caller's look anyway
+        known = folder_identity(folder) or os.path.normpath(folder)
+        if known not in seen:
+            seen.add(known)
             yield folder, how
 
 

@@ -64,9 +64,10 @@ class ClaudeCode(PlainSource):
         from clarity.transcripts.worked_in import worked_in
 
         for claude_dir in settings.claude_dirs:
+            roots_known: dict[Path, Path | None] = {}  # folder -> its project, asked once
             for folder, how in worked_in(claude_dir, home):
                 try:
-                    _add_project(found, passed, settings, folder, how, claude_dir)
+                    _add_project(found, passed, settings, folder, how, claude_dir, roots_known)
                 except OSError as error:  # one project that cannot be looked at stops no other
                     reason = error.strerror or str(error)
                     passed.append(PassedOver(folder, f"cannot be looked at ({reason}; {how})"))
@@ -123,13 +124,14 @@ def _add_project(
     folder: Path,
     how: str,
     claude_dir: Path,
+    roots_known: dict[Path, Path | None],
 ) -> None:
     if not is_folder(folder):
         passed.append(
             PassedOver(folder, f"no such folder now: gone, or not a folder ({how})", gone=True)
         )
         return
-    setting = plans_directory_setting(ClaudeSettings(folder, claude_dir), folder)
+    setting = plans_directory_setting(ClaudeSettings(folder, claude_dir, roots_known), folder)
     if setting is None:
         return  # its plans go to the config dir's own plans folder
     if not setting.inside:

@@ -56,8 +56,10 @@ class OpenCode(PlainSource):
         for project, how in projects_known(settings, home, _own_projects(home)):
             for hidden in FOLDERS:
                 plans = project / hidden / "plans"
+                if not is_folder(plans):
+                    continue  # most projects: looked at with one stat, not a real path
                 real = os.path.realpath(plans)
-                if real in found or not is_folder(plans):
+                if real in found:
                     continue
                 archive = project_agent_archive(settings, project, NAME, LABEL)
                 label = f"{LABEL}'s plans in {how}"

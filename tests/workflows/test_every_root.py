@@ -108,6 +108,22 @@ def test_roots_lists_each_real_root_once_with_its_source(cli, machine) -> None:
         assert archive.parent == machine["claude"] / "plans-archive" / "projects"
 
 
+def test_a_settings_file_rewritten_at_once_with_the_same_size_is_read_again(cli, machine) -> None:
+    """Each settings file is read once while it is unchanged (roots of 20,000 projects
+    read the user's 20,000 times); a rewrite of the same size within the same timestamp
+    tick is still seen (a file changed in the last moments is read again)."""
+    before = {root["plans_dir"] for root in cli("roots", "--json").json()["roots"]}
+    alpha = machine["alpha"]
+    assert str(alpha / "docs" / "plans") in before
+    _plan(alpha / "docs" / "plxns", "alpha-plan.md", "alphaword")
+    settings = alpha / ".claude" / "settings.json"
+    was = settings.stat()
+    _settings(alpha, "settings.json", "./docs/plxns")  # same size, same inode
+    os.utime(settings, ns=(was.st_atime_ns, was.st_mtime_ns))  # and the same tick
+    after = {root["plans_dir"] for root in cli("roots", "--json").json()["roots"]}
+    assert after == (before - {str(alpha / "docs" / "plans")}) | {str(alpha / "docs" / "plxns")}
+
+
 def test_scan_all_reports_every_plan_naming_its_root(cli, machine) -> None:
     result = cli("scan", "--all", "--json", "--now", NOW_ISO)
     assert result.exit_code == 0, result.stderr
