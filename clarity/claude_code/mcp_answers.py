@@ -84,7 +84,7 @@ def get_plan(settings: Settings, name: str) -> PlanText:
     from clarity.workflows.plan_by_name import plan_by_name, record_of
 
     try:  # a bounded part: a plan of 3 GiB is not read whole for a context
-        found = plan_by_name(settings, name, most=4 * TEXT_CHARS)
+        found = plan_by_name(settings, name, most=4 * TEXT_CHARS, reuse=True)
     except ClarityError as error:
         if error.message.startswith("no live plan"):  # the CLI's advice is no tool's
             raise ValueError(

@@ -65,7 +65,7 @@ def plan_view(catalogue: Catalogue, rid: str, value: str) -> PlanView:
     if root is None:
         raise ClarityError("no such plans folder on this page; go back to the list")
     settings = root.settings
-    found = plan_by_name(settings, value, most=TEXT_SHOWN)
+    found = plan_by_name(settings, value, most=TEXT_SHOWN, reuse=True)
     text = found.data.decode("utf-8", "replace")
     try:
         size = found.path.stat().st_size

@@ -61,11 +61,13 @@ def _wanted(value: str) -> str:
     return text if text.endswith(".md") else f"{text}.md"
 
 
-def plan_by_name(settings: Settings, value: str, most: int | None = None) -> NamedPlan:
+def plan_by_name(
+    settings: Settings, value: str, most: int | None = None, *, reuse: bool = False
+) -> NamedPlan:
     """The plan named `value`, live, archived or kept: in settings' plans folder, else,
     unless the person named that folder, in every other one on the machine (another
     agent's, or a session an agent deleted whose texts clarity kept). ClarityError (one
-    line) if none has it, or it cannot be read."""
+    line) if none has it, or it cannot be read. reuse: a server's (find_roots)."""
     try:
         return _in_root(settings, value, most)
     except ClarityError as error:
@@ -75,7 +77,7 @@ def plan_by_name(settings: Settings, value: str, most: int | None = None) -> Nam
     from clarity.workflows.roots import find_roots, settings_for
 
     chosen = os.path.realpath(settings.plans_dir)
-    for root in find_roots(settings).roots:
+    for root in find_roots(settings, reuse=reuse).roots:
         if os.path.realpath(root.plans_dir) == chosen:
             continue
         try:

@@ -42,12 +42,42 @@ class RootOutcome(Generic[T]):
     error: str | None = None
 
 
-def find_roots(settings: Settings, home: Path | None = None) -> Roots:
+ROOTS_REUSE_SECONDS = 60.0  # a long-running server's roots: a folder set up since shows within it
+
+
+def find_roots(settings: Settings, home: Path | None = None, *, reuse: bool = False) -> Roots:
     """Every plans folder on the machine, of every source (sources/registry.py), each real
-    folder once: the first source to find it owns it."""
-    from clarity.sources.registry import SOURCES
+    folder once: the first source to find it owns it. reuse: a long-running server (MCP,
+    browse) answering again and again may answer from what it found in the last
+    ROOTS_REUSE_SECONDS (20,000 projects take a second or more to look at)."""
+    import time
 
     home = home if home is not None else Path.home()
+    key = (
+        os.fspath(home),
+        settings.claude_dirs,
+        settings.plans_dir,
+        settings.archive_dir,
+        settings.sources["plans_dir"].chosen,
+        settings.sources["archive_dir"].chosen,
+        settings.only_agent,
+    )
+    known = _FOUND.get(key)
+    if reuse and known is not None and time.monotonic() - known[0] < ROOTS_REUSE_SECONDS:
+        return known[1]
+    found = _find_roots(settings, home)
+    if reuse:
+        _FOUND.clear()  # the last finding alone: one server asks with one settings
+        _FOUND[key] = (time.monotonic(), found)
+    return found
+
+
+_FOUND: dict[object, tuple[float, Roots]] = {}
+
+
+def _find_roots(settings: Settings, home: Path) -> Roots:
+    from clarity.sources.registry import SOURCES
+
     roots: dict[str, PlansRoot] = {}
     passed: list[PassedOver] = []
     for source in SOURCES:

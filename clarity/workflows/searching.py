@@ -46,7 +46,8 @@ def search_plans(
             _RESISTING[os.fspath(chosen.plans_dir)] = _unclassed(found)
         return found
 
-    roots = None if one_root_named(settings) else find_roots(settings)
+    # a server searching again and again (reuse_within) finds the roots once a minute
+    roots = None if one_root_named(settings) else find_roots(settings, reuse=reuse_within > 0)
     if roots is not None and not roots.roots and settings.only_agent:
         raise ClarityError(
             f"--from {settings.only_agent}: no plans folder of that agent on this machine "
