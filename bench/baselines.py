@@ -12,6 +12,9 @@ against it says what clarity's own work costs:
   clarity's own batch size: the least a move that survives kill -9 and power
   loss needs, done as clarity does it);
 
+- `projects HOME`: the projects Claude Code's `.claude.json` lists, and for each a stat
+  of its two project settings files (the least a finder of every plansDirectory does);
+
 Two more need no code here: `python -c "import typer, rich"`, and `grep -rc
 planFilePath` over the transcripts, its output written to a file.
 """
@@ -89,13 +92,36 @@ def move_floor(moves_file: str, journal_file: str, batch: int = 1) -> int:
     return len(moves)
 
 
+def projects_floor(home: str) -> int:
+    """Every project `.claude.json` lists, and which of them hold a settings file, printed
+    as JSON: the least a finder of each project's plansDirectory must do."""
+    import json
+
+    with open(os.path.join(home, ".claude.json"), encoding="utf-8") as file:
+        projects = json.load(file).get("projects", {})
+    found = []
+    for project in projects:
+        for name in ("settings.local.json", "settings.json"):
+            try:
+                os.stat(os.path.join(project, ".claude", name))
+            except OSError:
+                continue
+            found.append(os.path.join(project, ".claude", name))
+    print(json.dumps({"projects": len(projects), "settings": found}))
+    return len(projects)
+
+
 def main(argv: list[str]) -> None:
-    if argv[:1] == ["scan"]:
+    if argv[:1] == ["projects"]:
+        projects_floor(argv[1])
+    elif argv[:1] == ["scan"]:
         scan_floor(argv[1])
     elif argv[:1] == ["moves"]:
         print(move_floor(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 1))
     else:
-        sys.exit("usage: python -m bench.baselines scan DIR | moves FILE JOURNAL [BATCH]")
+        sys.exit(
+            "usage: python -m bench.baselines scan DIR | moves FILE JOURNAL [BATCH] | projects HOME"
+        )
 
 
 if __name__ == "__main__":

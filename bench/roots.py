@@ -1,7 +1,13 @@
-"""The figure for `scan --all` (SPEC 2, issue 33): 20 roots holding 20,000 plans in all,
-found as clarity finds them (20 projects with a plansDirectory, named by the cwd of a
-transcript each), against a scan of the same plans in one folder. Both are repeat
-scans (what a weekly run or a second look pays): within 1.2x."""
+"""The figures for every plans folder on the machine.
+
+- `scan --all` (SPEC 2, issue 33): 20 roots holding 20,000 plans in all, found as clarity
+  finds them (20 projects with a plansDirectory, named by the cwd of a transcript each),
+  against a scan of the same plans in one folder. Both are repeat scans (what a weekly
+  run or a second look pays): within 1.2x.
+- `clarity roots` with 20,000 projects known (issue 45): Claude Code's `.claude.json`
+  lists them, one in ten has a settings file; against reading that list and a stat of
+  each project's two settings files (bench.baselines projects). Reported: a running
+  server (MCP, browse) finds them once a minute, and a person's `clarity roots` pays it."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from bench.corpus import NOW
-from bench.harness import Bench, Figure, clarity_command, settle, take_turns
+from bench.harness import Bench, Figure, clarity_command, floor_command, settle, take_turns
 
 ROOTS = 20
 
@@ -75,4 +81,41 @@ def roots_figure(bench: Bench, size: int, repeat: int) -> Figure:
         baseline_s,
         1.2,
         note=f"baseline: a repeat scan of the same {size:,} plans in one folder",
+    )
+
+
+def _known_projects(bench: Bench, count: int) -> None:
+    """count project folders in `.claude.json` of the bench's (fresh) home, one in ten
+    with a `.claude/settings.json` that sets no plansDirectory. The folders are made once."""
+    code = bench.work / f"known-projects-{count}"
+    names = [code / f"p{number:05d}" for number in range(count)]
+    if not (code / "done").exists():
+        for number, project in enumerate(names):
+            project.mkdir(parents=True, exist_ok=True)
+            if number % 10 == 0:
+                (project / ".claude").mkdir(exist_ok=True)
+                (project / ".claude" / "settings.json").write_text('{"model": "opus"}\n')
+        (code / "done").write_text("")
+    listed: dict[str, object] = {str(project): {"allowedTools": []} for project in names}
+    home = bench.work / "home"
+    (home / ".claude" / "plans").mkdir(parents=True, exist_ok=True)
+    (home / ".claude.json").write_text(json.dumps({"projects": listed}))
+
+
+def projects_figure(bench: Bench, count: int, repeat: int) -> Figure:
+    bench.fresh_home()
+    _known_projects(bench, count)
+    roots = clarity_command("roots", "--json")
+    floor = floor_command("projects", bench.work / "home")
+    said = json.loads(bench.capture(roots)[0])
+    if len(said["roots"]) != 1:  # ~/.claude/plans alone: no project sets a plansDirectory
+        raise SystemExit(f"bench: clarity roots found {len(said['roots'])} roots, not 1")
+    clarity_s, baseline_s = take_turns(repeat, lambda: bench.run(roots), lambda: bench.run(floor))
+    (bench.work / "home" / ".claude.json").unlink()
+    return Figure(
+        f"clarity roots, {count:,} projects known",
+        clarity_s,
+        baseline_s,
+        None,
+        note="baseline: read .claude.json's projects, stat each one's two settings files",
     )

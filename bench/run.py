@@ -448,6 +448,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="plans spread over 20 roots for scan --all (0: none)",
     )
     parser.add_argument(
+        "--projects",
+        type=int,
+        default=20_000,
+        help="projects Claude Code's .claude.json lists, for clarity roots",
+    )
+    parser.add_argument(
         "--browse-size",
         type=int,
         default=10_000,
@@ -496,9 +502,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
             figures += mcp_figures(bench, args.search_size, args.repeat)
         if args.roots_size > 0:
-            from bench.roots import roots_figure  # it needs Bench and Figure from here
+            from bench.roots import projects_figure, roots_figure  # they need Bench, Figure
 
             figures.append(roots_figure(bench, args.roots_size, args.repeat))
+            figures.append(projects_figure(bench, args.projects, args.repeat))
         if args.browse_size > 0:
             from bench.browse import browse_figures  # it needs Bench and Figure from here
 

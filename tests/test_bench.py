@@ -47,7 +47,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
     tiny = ["--sizes", "30,300", "--apply-size", "30", "--hook-size", "30", "--repeat", "1"]
     tiny += ["--transcripts", "3e6", "--search-size", "30", "--roots-size", "300"]
-    tiny += ["--browse-size", "30"]
+    tiny += ["--browse-size", "30", "--projects", "300"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -92,6 +92,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "MCP search_plans, 30 live + 30 archived",
         "clarity search as a process, 30 live + 30 archived",
         "scan --all, 20 roots, 300 plans (repeat)",
+        "clarity roots, 300 projects known",
         *(
             f"browse: {what}, 30 live + 30 archived"
             for what in (

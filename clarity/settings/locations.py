@@ -124,20 +124,30 @@ def _read_settings_now(settings_file: Path) -> Mapping[str, Any]:
     return settings if isinstance(settings, dict) else {}
 
 
+class ProjectRoots:
+    """What one look at many projects learns as it goes, for claude_project_root: the
+    user's config dir, and the project of each folder asked about (20,000 projects in one
+    folder ask about the same parents 20,000 times)."""
+
+    def __init__(self, claude_dir: Path) -> None:
+        self.user = folder_identity(claude_dir)
+        self.of: dict[Path, Path | None] = {}
+
+
 def claude_project_root(
-    cwd: Path, claude_dir: Path, known: dict[Path, Path | None] | None = None
+    cwd: Path, claude_dir: Path, known: ProjectRoots | None = None
 ) -> Path | None:
     """The project clarity runs in as Claude Code sees it: the nearest ancestor of cwd with a
     `.claude/` folder (the Claude config dir itself is the user's, not a project's).
-    known: folder -> its project, shared by the calls of one look at many projects (20,000
-    projects in one folder ask about the same parents 20,000 times)."""
-    user_dir = folder_identity(claude_dir)
+    known: shared by the calls of one look at many projects, with claude_dir's."""
+    user_dir = known.user if known is not None else folder_identity(claude_dir)
+    memo = known.of if known is not None else {}
     seen: list[Path] = []
     root: Path | None = None
     folder, above = cwd, cwd.parent
     while True:
-        if known is not None and folder in known:
-            root = known[folder]
+        if folder in memo:
+            root = memo[folder]
             break
         seen.append(folder)
         found = folder_identity(folder / ".claude")
@@ -147,8 +157,7 @@ def claude_project_root(
         if above == folder:
             break  # the top: no project
         folder, above = above, above.parent
-    if known is not None:
-        known.update(dict.fromkeys(seen, root))
+    memo.update(dict.fromkeys(seen, root))
     return root
 
 
@@ -181,7 +190,7 @@ class ClaudeSettings:
     and once: the plans dir and the cleanup period both come from them."""
 
     def __init__(
-        self, cwd: Path, claude_dir: Path, roots_known: dict[Path, Path | None] | None = None
+        self, cwd: Path, claude_dir: Path, roots_known: ProjectRoots | None = None
     ) -> None:
         self._cwd, self._claude_dir, self._roots_known = cwd, claude_dir, roots_known
 

@@ -68,17 +68,17 @@ def projects_known(
     keeps plans inside projects looks for them."""
     import os
 
-    from clarity.settings.locations import folder_identity
     from clarity.transcripts.worked_in import worked_in
 
     every = [*own]
     for claude_dir in settings.claude_dirs:
         every += worked_in(claude_dir, home)
-    seen: set[object] = set()
+    seen: set[str] = set()
     for folder, how in every:
-        # one folder by two names (a link) once: its identity, a stat (a real path costs
-        # one a component); a folder not there is skipped by its caller's look anyway
-        known = folder_identity(folder) or os.path.normpath(folder)
+        # each name once, without a look at the disk: 20,000 projects are asked about by
+        # several sources; a folder known by two names is one root all the same (its
+        # caller keys what it finds by the real path)
+        known = os.path.normpath(folder)
         if known not in seen:
             seen.add(known)
             yield folder, how

@@ -27,6 +27,7 @@ from clarity.plans.subplans import root_parents
 from clarity.settings.locations import (
     ClaudeSettings,
     Origin,
+    ProjectRoots,
     Source,
     absolute,
     archive_dir_for,
@@ -64,7 +65,7 @@ class ClaudeCode(PlainSource):
         from clarity.transcripts.worked_in import worked_in
 
         for claude_dir in settings.claude_dirs:
-            roots_known: dict[Path, Path | None] = {}  # folder -> its project, asked once
+            roots_known = ProjectRoots(claude_dir)  # each folder's project, asked once
             for folder, how in worked_in(claude_dir, home):
                 try:
                     _add_project(found, passed, settings, folder, how, claude_dir, roots_known)
@@ -124,7 +125,7 @@ def _add_project(
     folder: Path,
     how: str,
     claude_dir: Path,
-    roots_known: dict[Path, Path | None],
+    roots_known: ProjectRoots,
 ) -> None:
     if not is_folder(folder):
         passed.append(
