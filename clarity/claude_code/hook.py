@@ -14,8 +14,10 @@ It must be quick and must never fail a session:
   classifier.
 - Otherwise it scans (clarity.workflows.session_start, with the facts cache, so unchanged
   plans are not read again), remembers the result, and says it. That takes
-  longer; past DEADLINE_SECONDS it gives up quietly, keeping what it read of the
-  transcripts so that the next session start goes on from there.
+  longer; past DEADLINE_SECONDS it gives up, keeping what it read, hands the rest to a
+  detached continuation (hook_background), and says what it knows at once: the plans
+  Claude Code's cleanup deletes within the week, by their age. The next start says
+  the continuation's whole finding.
 - Anything that goes wrong ends the hook with exit 0 and nothing said.
 """
 
@@ -38,9 +40,11 @@ from clarity.workflows.session_watch import HORIZON_DAYS, listing, stamp
 
 MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the same day only
 DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
-DEADLINE_SECONDS = 3.0  # a scan that takes longer is given up (the hook's own timeout is 5)
+# A scan that takes longer is given up and handed to a continuation (issue 45: a session
+# start answers within 1.5 s, imports and GRACE_SECONDS included; Claude Code's timeout is 5).
+DEADLINE_SECONDS = 1.0
 KEEP_SHARE = 0.5  # of the deadline, for keeping the texts of plans near Claude Code's cleanup
-GRACE_SECONDS = 1.0  # then to keep what it read, before the hook stops whatever it is doing
+GRACE_SECONDS = 0.4  # then to keep what it read and say what it knows, or stop at once
 # An ExitPlanMode approval carries the plan twice (tool_input and tool_response): real
 # plans of 40-70 KiB make events of 80-140 KiB. An event past this is not read at all.
 MAX_INPUT = 16 << 20
@@ -108,18 +112,22 @@ def project_dir(data: Mapping[str, Any]) -> str:
     return os.getcwd()
 
 
-def line(done: int, deadlines: list[float], now: float, kept: int = 0) -> str | None:
+def line(
+    done: int, deadlines: list[float], now: float, kept: int = 0, *, keeping: bool = False
+) -> str | None:
     """The one line, or None when there is nothing worth saying. Plans are counted as the
     scan counts them (each file, sub-plans too); what Claude Code will delete is said in
     the future, with the nearest deadline, and whether clarity kept their text (kept: the
-    plans near the cleanup whose text is kept)."""
+    plans near the cleanup whose text is kept; keeping: it is at it in the background)."""
     at_risk = at_risk_of(deadlines, now)
     parts = []
     if done >= DONE_AT_LEAST or (done and at_risk):
         parts.append(f"{_plans(done)} done")
     if at_risk:
         saved = ""
-        if kept >= len(at_risk):
+        if keeping:
+            saved = f" (clarity is keeping {'their' if len(at_risk) > 1 else 'its'} text now)"
+        elif kept >= len(at_risk):
             saved = " (clarity kept their text)" if len(at_risk) > 1 else " (clarity kept its text)"
         elif kept:
             saved = f" (clarity kept the text of {kept})"
@@ -163,6 +171,8 @@ def new_to_say(entry: Mapping[str, Any], said: Any, now: float, day: str) -> boo
     due = sorted(_due_keys(entry, now))
     if not isinstance(said, dict) or said.get("day") != day:
         return True
+    if said.get("partial") and not entry.get("partial"):
+        return True  # a start cut short said what it knew: the whole finding, once
     return not set(map(tuple, due)) <= {tuple(key) for key in said.get("due", [])}
 
 
@@ -245,13 +255,13 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> tupl
         from clarity.workflows.session_start import summarize
 
         seconds = deadline(env)
-        _bound(seconds)  # the scan's own time: the imports above take a steady 0.1 s
         try:
+            _bound(seconds)  # the scan's own time: the imports above take a steady 0.1 s
             # Keeping texts takes at most KEEP_SHARE of it (what is left, goes on after).
             entry = summarize(cwd, env, now, time.monotonic() + seconds * KEEP_SHARE)
         except Deadline:
             hook_background.spawn(cwd, env)  # goes on detached: the next start answers
-            raise
+            return _cut_short(cwd, env, now, day, said)
         _bound(0)
         if entry["keep_left"]:  # texts near the cleanup not kept in time: kept detached
             hook_background.spawn(cwd, env)
@@ -267,6 +277,34 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> tupl
     if not worth or text is None:
         return None
     return text, bool(at_risk_of(list(entry["deadlines"]), now))
+
+
+def _cut_short(
+    cwd: str, env: Mapping[str, str], now: float, day: str, said: Any
+) -> tuple[str, bool] | None:
+    """What a start cut short by its deadline says (issue 45): the plans Claude Code's
+    cleanup deletes within the week, by their age alone, and that clarity is keeping
+    their text (the continuation it handed its work to is at it). Said once a day, as
+    any line; the continuation says the rest at the next start."""
+    from clarity.workflows.session_start import due_by_age
+
+    deadlines = due_by_age(cwd, env, now)
+    _bound(0)  # what is left is quick: never cut in the middle of saying it
+    text = line(0, deadlines, now, keeping=True)
+    known = {"deadlines": deadlines, "partial": True}
+    if text is None or not new_to_say(known, said, now, day):
+        return None
+    memo_path = os.path.join(state_dir(env), MEMO_FILE)
+    memo = load_memo(memo_path)
+    key = memo_key(cwd, env)
+    was = memo.get(key)
+    # said, and nothing else: the entry stays one no start takes as fresh
+    entry = {
+        **(was if isinstance(was, dict) else {}),
+        "said": {"day": day, "due": _due_keys(known, now), "partial": True},
+    }
+    save_memo(memo_path, memo, key, entry)
+    return text, bool(at_risk_of(deadlines, now))
 
 
 # Events the hook only records in the approval ledger: ExitPlanMode's (its matcher), and

@@ -96,6 +96,39 @@ def summarize(
     return entry
 
 
+def due_by_age(cwd: str, env: Mapping[str, str], now: float) -> list[float]:
+    """What a session start cut short by its deadline knows at once: when Claude Code's
+    cleanup deletes each plan of the session's plans folders that it deletes within the
+    horizon, from the plan's age alone (a stat each, no plan read: a stale stub that apply
+    would trash is counted too, and Claude Code does delete it)."""
+    import os
+
+    from clarity.plans.reader import is_plan_name
+
+    settings = load_settings({}, env, Path(cwd))
+    default = users_default(settings, Path(cwd))
+    deadlines: list[float] = []
+    for chosen in [settings] if default is None else [settings, default]:
+        retention = chosen.retention
+        if retention is None:
+            continue
+        try:
+            with os.scandir(chosen.plans_dir) as entries:
+                for entry in entries:
+                    if not is_plan_name(entry.name):
+                        continue
+                    try:
+                        mtime = entry.stat(follow_symlinks=False).st_mtime
+                    except OSError:
+                        continue
+                    left = retention.left(mtime, now)
+                    if left < HORIZON_DAYS + 1:
+                        deadlines.append(now + left * 86400)
+        except OSError:
+            continue
+    return deadlines
+
+
 def users_default(settings: Settings, cwd: Path) -> Settings | None:
     """The user's own `<config dir>/plans` when the project keeps its plans elsewhere (its
     plansDirectory): the hook speaks for both, and for no other project (SPEC 2)."""

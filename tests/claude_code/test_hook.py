@@ -318,11 +318,17 @@ def test_it_keeps_the_text_of_plans_near_claude_codes_cleanup_and_only_those(
     work = isolated_home / "work"
 
     # A deadline too short to reach any plan: nothing wedged, nothing said wrong; what it
-    # could not do is handed on (issue 45: detached, or by the next start).
+    # could not do is handed on (issue 45: detached), and it says what it knows at once:
+    # the plan Claude Code is about to delete, by its age, and that its text is being kept.
     short = run_hook(work, command=f"CLARITY_HOOK_DEADLINE=0.000001 {hook_command(sys.executable)}")
-    assert (short.returncode, short.stdout, short.stderr) == (0, "", "")
+    assert (short.returncode, short.stderr) == (0, "")
+    assert said(short) == (
+        "clarity: Claude Code will delete 1 plan in 2 days (clarity is keeping its text "
+        "now): /clarity to review them"
+    )
     versions = claude_dir / "plans-archive" / "versions"
-    # The text is kept (the plan stays where it is), and the next start to speak says so.
+    # The text is kept (the plan stays where it is), and the next start to speak says the
+    # whole finding once, though nothing newly due.
     assert first_said(work)[0] == (
         "clarity: Claude Code will delete 1 plan in 2 days (clarity kept its text): "
         "/clarity to review them"

@@ -127,6 +127,34 @@ def test_the_hook_keeps_its_deadline_and_hands_the_rest_on_to_a_continuation(
     assert not list(state.glob("*/.*.tmp"))
 
 
+def test_a_start_cut_short_says_what_it_knows_then_the_next_says_the_whole_finding_once(
+    isolated_home: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 45: the first start of a heavy history said nothing (3 s and more). Cut short,
+    it now says at once, from the plans' ages alone, what Claude Code's cleanup is about
+    to delete and that clarity is keeping their text; the next start to speak says the
+    continuation's whole finding, once; and the one after that nothing new."""
+    plans = {f"near{n}.md": Plan(DONE, 27.5) for n in range(3)}
+    plans |= {f"young{n}.md": Plan(DONE, 3) for n in range(2)}
+    make_files(isolated_home / ".claude" / "plans", plans, datetime.now(UTC))
+    chatter(isolated_home / ".claude" / "projects", 30_000)
+    monkeypatch.setenv("CLARITY_HOOK_DEADLINE", "0.1")  # every start alike: one memo entry
+
+    started = time.monotonic()
+    first = said(run_hook(tmp_path))
+    assert time.monotonic() - started < 5
+    assert first == (
+        "clarity: Claude Code will delete 3 plans in 2 days (clarity is keeping their text "
+        "now): /clarity to review them"
+    )
+    whole, _ = first_said(tmp_path)
+    assert whole == (
+        "clarity: 5 plans done; Claude Code will delete 3 plans in 2 days (clarity kept "
+        "their text): /clarity to review them"
+    )
+    assert said(run_hook(tmp_path)) is None  # nothing newly due: said once a day
+
+
 def test_a_session_start_cut_short_leaves_every_plan_cached_once_its_work_is_done(
     isolated_home: Path, tmp_path: Path, monkeypatch
 ) -> None:
