@@ -448,6 +448,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="plans spread over 20 roots for scan --all (0: none)",
     )
     parser.add_argument(
+        "--heavy-hook",
+        default="1000,100000",
+        help="transcripts in the heavy homes the session start is timed in ('': none)",
+    )
+    parser.add_argument(
+        "--heavy-plans",
+        type=int,
+        default=20_000,
+        help="plans in those homes",
+    )
+    parser.add_argument(
         "--projects",
         type=int,
         default=20_000,
@@ -492,6 +503,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         figures.append(table_figure(bench, args.apply_size, args.repeat))
         figures.append(empty_figure(bench, args.repeat))
         figures += hook_figures(bench, args.hook_size, args.repeat)
+        for transcripts in filter(None, args.heavy_hook.split(",")):
+            from bench.heavy_hook import heavy_hook_figures  # it needs Bench and Figure
+
+            figures += heavy_hook_figures(bench, args.heavy_plans, int(transcripts), args.repeat)
         for kind in (FIRST, REPEAT):
             figures += apply_figures(bench, args.apply_size, args.repeat, kind)
         if args.search_size > 0:

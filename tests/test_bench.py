@@ -47,7 +47,8 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "CLARITY_"))}
     tiny = ["--sizes", "30,300", "--apply-size", "30", "--hook-size", "30", "--repeat", "1"]
     tiny += ["--transcripts", "3e6", "--search-size", "30", "--roots-size", "300"]
-    tiny += ["--browse-size", "30", "--projects", "300"]
+    tiny += ["--browse-size", "30", "--projects", "300", "--heavy-hook", "20"]
+    tiny += ["--heavy-plans", "40"]
     completed = subprocess.run(
         [
             sys.executable,
@@ -80,6 +81,9 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "scan, empty dir vs import typer, rich",
         "SessionStart hook, 30 plans, unchanged",
         "SessionStart hook, 30 plans, scanned again",
+        "session start (plugin launcher), 40 plans, 20 transcripts, first ever",
+        "session start (plugin launcher), 40 plans, 20 transcripts, the next",
+        "session start (plugin launcher), 40 plans, 20 transcripts, unchanged",
         "apply --rescan --yes, 30 plans, first scan",
         "apply --rescan --yes, 30 plans, first scan, vs batched floor",
         "apply --rescan --yes, 30 plans, repeat scan",
