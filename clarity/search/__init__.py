@@ -47,6 +47,7 @@ class Found:
 # renamed changes its folder; an archive run, its index). An edit in place may wait this
 # long to be found; a process that searches once (the CLI) always refreshes.
 _REFRESHED: dict[tuple[Path, Path], tuple[tuple[int, ...], float, dict[str, int]]] = {}
+REFRESHED_MOST = 256  # roots remembered at once
 
 
 def _folders_stamp(plans_dir: Path, archive_dir: Path) -> tuple[int, ...]:
@@ -78,7 +79,11 @@ def _fresh(settings: Settings, reuse_within: float) -> dict[str, int] | None:
 def _refreshed(settings: Settings, stamp: tuple[int, ...], counts: dict[str, int]) -> None:
     import time
 
-    _REFRESHED.clear()  # one root at a time: the memo never grows
+    # One entry a root: a search of every root refreshes each in turn, and a memo of one
+    # entry (as it was) made every root refresh at every search. Bounded all the same.
+    if len(_REFRESHED) >= REFRESHED_MOST:
+        _REFRESHED.pop(next(iter(_REFRESHED)))  # the oldest
+    _REFRESHED.pop((settings.plans_dir, settings.archive_dir), None)
     _REFRESHED[(settings.plans_dir, settings.archive_dir)] = (stamp, time.monotonic(), counts)
 
 

@@ -161,11 +161,12 @@ class SearchIndex:
             identity: tuple[Path, int, int] | None = (path, info.st_ino, info.st_dev)
         except OSError:
             identity = None
-        known = _KEPT.get("index")
+        key = str(path)
+        known = _KEPT.get(key)
         if known is not None and known[0] == identity:
             db = known[1]
         else:
-            _forget_kept()
+            _forget_kept(key)
             try:
                 db = _connect(path, wait, threads=True)
             except sqlite3.OperationalError:
@@ -174,11 +175,13 @@ class SearchIndex:
                 remove_index(path)
                 db = _connect(path, wait, threads=True)
             info = path.stat()
-            _KEPT["index"] = ((path, info.st_ino, info.st_dev), db)
+            if len(_KEPT) >= KEPT_MOST:
+                _forget_kept(next(iter(_KEPT)))  # the oldest: a bounded number of files open
+            _KEPT[key] = ((path, info.st_ino, info.st_dev), db)
         try:
             yield cls(db)
         except BaseException:
-            _forget_kept()  # damaged, or cut short: the next open connects anew
+            _forget_kept(key)  # damaged, or cut short: the next open connects anew
             raise
 
     # -- keeping it up to date ------------------------------------------------
@@ -481,14 +484,16 @@ def _update_row(verdict: Verdict) -> tuple[str | None, ...]:
     return (*values, stored(verdict.name), verdict.stamp, *values)
 
 
-# One connection a long-lived reader keeps (SearchIndex.open(keep=True)); its lock makes
-# the server's worker threads take turns with it.
+# The connections a long-lived reader keeps (SearchIndex.open(keep=True)), one an index
+# file (a search of every root opens each: one kept connection made every root connect
+# anew at every search); its lock makes the server's worker threads take turns with them.
 _KEPT: dict[str, tuple[tuple[Path, int, int], sqlite3.Connection]] = {}
 _KEPT_LOCK = threading.RLock()
+KEPT_MOST = 32
 
 
-def _forget_kept() -> None:
-    known = _KEPT.pop("index", None)
+def _forget_kept(key: str) -> None:
+    known = _KEPT.pop(key, None)
     if known is not None:
         known[1].close()
 
