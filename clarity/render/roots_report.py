@@ -55,6 +55,9 @@ def print_roots(roots: Roots, output_format: Format) -> None:
             )
         )
         return
+    if output_format is Format.MARKDOWN:
+        output.say(_roots_markdown(roots).splitlines())
+        return
     lines = [f"{counted(len(roots.roots), 'plans folder')}:"]
     for root in roots.roots:
         lines += [f"  {root.plans_dir}", f"    agent: {root.agent}", f"    found: {root.source}"]
@@ -72,6 +75,32 @@ def print_roots(roots: Roots, output_format: Format) -> None:
             "(clarity roots --json lists each)"
         )
     output.say([printable(line) for line in lines])
+
+
+def _roots_markdown(roots: Roots) -> str:
+    """The roots as a Markdown table, and what was passed over as a list (each path a code
+    span: a folder's name is no markup)."""
+    from clarity.render.markdown_report import cell, code_cell
+
+    lines = [
+        f"**{counted(len(roots.roots), 'plans folder')}**",
+        "",
+        "| plans folder | agent | found | archive |",
+        "|---|---|---|---|",
+    ]
+    for root in roots.roots:
+        archive = f"{code_cell(os.fsdecode(root.archive_dir))} ({cell(root.archive_source)})"
+        lines.append(
+            f"| {code_cell(os.fsdecode(root.plans_dir))} | {cell(root.agent)} "
+            f"| {cell(root.source)} | {archive} |"
+        )
+    if roots.passed_over:
+        lines += ["", "**Passed over**", ""]
+        lines += [
+            f"- {code_cell(os.fsdecode(item.path))}: {cell(item.reason)}"
+            for item in roots.passed_over
+        ]
+    return "\n".join(lines)
 
 
 def heading(root: PlansRoot, output_format: Format) -> list[str]:

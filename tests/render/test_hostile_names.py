@@ -401,3 +401,27 @@ def test_in_a_colour_terminal_only_the_reports_own_colours_are_escape_sequences(
     plain = re.sub(r"\x1b\[[0-9;]*m", "", text)  # rich's colours, and nothing else
     assert_printable(plain)
     assert all(shown(name) in plain for name in HOSTILE)
+
+
+def test_roots_in_markdown_is_a_table_of_one_row_a_folder_whatever_its_name(
+    cli, isolated_home: Path
+) -> None:
+    """`clarity roots --format markdown` printed the terminal's list; it is a table, and a
+    folder named with a pipe and markup is one row of four cells, its path as written."""
+    odd = isolated_home / "a|b *c* [x](y)" / "plans"
+    odd.mkdir(parents=True)
+    (odd / "p.md").write_text("# P\n")
+    (isolated_home / ".claude" / "plans").mkdir(parents=True)
+    project = odd.parent
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text('{"plansDirectory": "plans"}')
+    (isolated_home / ".claude.json").write_text(f'{{"projects": {{"{project}": {{}}}}}}')
+
+    shown = cli("roots", "--format", "markdown")
+
+    assert shown.exit_code == 0, shown.stderr
+    rows = _rows(shown.stdout)
+    assert [len(row) for row in rows] == [4, 4]
+    assert sorted(row[0] for row in rows) == sorted(
+        [str(isolated_home / ".claude" / "plans"), str(odd)]
+    )
