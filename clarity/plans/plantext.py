@@ -134,6 +134,37 @@ def parse_frontmatter(text: str) -> tuple[Frontmatter, str, tuple[str, ...]]:
     return frontmatter, body, warnings
 
 
+_STRUCTURE_KEYS = frozenset({"id", "status"})  # a todo's bookkeeping: no words of the plan
+_WORDS_MOST = 2000  # values taken from one frontmatter (an alias bomb is bounded too)
+
+
+def searchable_text(text: str) -> str:
+    """The text as search indexes it: a frontmatter block's words without its YAML (keys,
+    dashes, a todo's id and status), so that a hit's snippet reads as the plan does
+    (Cursor's name, overview and todos), then the body. A block that does not parse is
+    kept as written."""
+    if not opens_frontmatter(text):
+        return text
+    try:
+        block, body = split_frontmatter(text)
+        metadata = _load_yaml(block)
+    except Exception:  # noqa: BLE001 - unclosed or malformed: searched as written
+        return text
+    words: list[str] = []
+    stack: list[Any] = [metadata]
+    while stack and len(words) < _WORDS_MOST:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value.strip():
+                words.append(value.strip())
+        elif isinstance(value, dict):
+            kept = [v for k, v in value.items() if str(k) not in _STRUCTURE_KEYS]
+            stack.extend(reversed(kept))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+    return "\n".join(words) + ("\n\n" if words else "") + body
+
+
 def _lines(text: str) -> Iterator[str]:
     """The lines of text, found one at a time: the H1 is usually the first."""
     start = 0

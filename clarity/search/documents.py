@@ -15,7 +15,7 @@ from typing import Any
 
 from clarity.archive.layout import IndexLine, archived_path
 from clarity.model import Place
-from clarity.plans.plantext import find_h1, split_frontmatter
+from clarity.plans.plantext import find_h1, searchable_text, split_frontmatter
 from clarity.plans.reader import NotARegularFile, is_plan_name, read_opening
 
 TEXT_BYTES = 8 * 1024  # of each plan (and each sub-plan) the index reads: its head
@@ -63,7 +63,7 @@ def live_documents(
             "mtime": info.st_mtime,
             "quarter": None,
         }
-        yield row_id, fields, text
+        yield row_id, fields, searchable_text(text)
 
 
 def archived_documents(
@@ -142,7 +142,7 @@ def kept_documents(
                 "mtime": version.mtime_ns / 1e9,
                 "quarter": None,
             }
-            yield row_id, fields, text
+            yield row_id, fields, searchable_text(text)
 
 
 _BYTES = "\0bytes:"  # a name that is not UTF-8, kept as the hex of its bytes (NUL: no name has it)
@@ -192,7 +192,7 @@ def _title(text: str) -> str | None:
 
 def _archived_text(archive_dir: Path, relative: str) -> str:
     try:
-        return read_opening(archived_path(archive_dir, relative), TEXT_BYTES)
+        return searchable_text(read_opening(archived_path(archive_dir, relative), TEXT_BYTES))
     except (OSError, NotARegularFile):
         return ""  # gone or a link: its record's words are still found
 

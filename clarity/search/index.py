@@ -54,7 +54,7 @@ from clarity.search.query import LIKE_ESCAPE, Terms
 from clarity.search.where import index_file
 from clarity.state import DirState
 
-SCHEMA = 4  # 4: stamps carry the ctime
+SCHEMA = 5  # 4: stamps carry the ctime; 5: a frontmatter indexed as its words
 HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
 _WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
 WAIT_SECONDS = 60.0  # while another clarity brings the index up to date (a build: seconds)

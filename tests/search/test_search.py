@@ -63,6 +63,37 @@ def test_it_finds_live_and_archived_plans_best_first(cli, shelved: Path) -> None
     assert found["indexed"] == {"live": 3, "archived": 1}
 
 
+FRONTMATTER_PLAN = """---
+name: Cache warmup
+overview: Warm the cache before the morning traffic.
+todos:
+  - id: t1
+    content: Schedule the warmup job
+    status: completed
+  - id: t2
+    content: Measure the hit rate
+    status: pending
+---
+
+# Cache warmup
+
+A job that fills the cache at six.
+"""
+
+
+def test_a_frontmatter_is_searched_and_shown_as_its_words_not_its_yaml(
+    cli, plans_dir: Path
+) -> None:
+    """Cursor keeps a plan's name, overview and todos in YAML: a hit's snippet showed
+    `todos: - id: t1 content: ...`; it shows the words, and finds them."""
+    make_files(plans_dir, {"warmup.md": Plan(FRONTMATTER_PLAN, 2)})
+    [hit] = search(cli, plans_dir, "schedule")["hits"]
+    assert "Schedule the warmup job" in hit["snippet"]
+    assert not any(word in hit["snippet"] for word in ("todos:", "id:", "status:", "t1", "---"))
+    assert hit["title"] == "Cache warmup"
+    assert search(cli, plans_dir, "pending")["hits"] == []  # a todo's status is no word of it
+
+
 def test_a_scan_tells_the_index_each_live_plans_class(cli, shelved: Path) -> None:
     # Indexed after the last scan (the apply's), so no scan classed it as it is now: the
     # search scans the folder for its index (issue 46: never "no scan since it changed").
