@@ -517,9 +517,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
             figures += mcp_figures(bench, args.search_size, args.repeat)
         if args.roots_size > 0:
-            from bench.roots import projects_figure, roots_figure  # they need Bench, Figure
+            from bench.roots import projects_figure, roots_figures  # they need Bench, Figure
 
-            figures.append(roots_figure(bench, args.roots_size, args.repeat))
+            figures += roots_figures(bench, args.roots_size, args.repeat)
             figures.append(projects_figure(bench, args.projects, args.repeat))
         if args.browse_size > 0:
             from bench.browse import browse_figures  # it needs Bench and Figure from here

@@ -95,7 +95,8 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "MCP list_plans (a page of 100), warm server, 30 live plans",
         "MCP search_plans, 30 live + 30 archived",
         "clarity search as a process, 30 live + 30 archived",
-        "scan --all, 20 roots, 300 plans (repeat)",
+        "scan --all, 20 roots, 300 plans, 5,000 other sessions (first)",
+        "scan --all, 20 roots, 300 plans, 5,000 other sessions (repeat)",
         "clarity roots, 300 projects known",
         *(
             f"browse: {what}, 30 live + 30 archived"

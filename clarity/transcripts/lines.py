@@ -57,7 +57,7 @@ APPROVALS = (
 _PLAN_MODE_ATTACHMENTS = frozenset({"plan_mode", "plan_mode_reentry"})
 
 _TOOL_USE = b'"tool_use"'
-_IMPLEMENT = IMPLEMENT_PREFIX.encode()  # found by a byte search, as the plans dir
+IMPLEMENT_NEEDLE = IMPLEMENT_PREFIX.encode()  # found by a byte search, as the plans dir
 _TOOL_RESULT = b'"tool_result"'
 _NAME = re.compile(rb'"name"\s*:\s*"([A-Za-z]+)"')
 _TASK_CREATED = re.compile(r"Task #(\w+) created")
@@ -183,11 +183,11 @@ class Lines:
                 starts.add(start)
                 position = self.data.find(needle, end)
         implementing = set()
-        position = self.data.find(_IMPLEMENT)
+        position = self.data.find(IMPLEMENT_NEEDLE)
         while position != -1:
             start, end = self.line(position)
             implementing.add(start)
-            position = self.data.find(_IMPLEMENT, end)
+            position = self.data.find(IMPLEMENT_NEEDLE, end)
         for start in sorted(starts | implementing):
             bounds = self.line(start)
             record = self.record(*bounds)

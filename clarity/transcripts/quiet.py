@@ -24,10 +24,15 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from clarity.fsio import NEW_FLAGS, READ_FLAGS, read_regular, sweep_temps, write_atomic
 from clarity.transcripts.walk import Stop, walk_key
+
+if TYPE_CHECKING:
+    from clarity.transcripts.store import TranscriptFacts
+
+QUIET_CHECK = 16  # hex digits of the check a quiet transcript keeps
 
 MAGIC = b"clarity quiet transcripts 2 "
 _STOP_LIMIT = 64 * 1024  # a stop file is one short line
@@ -40,6 +45,13 @@ class QuietCursor(NamedTuple):
     offset: int  # every complete line before this byte has been read
     check: str  # a short hash of the bytes just before offset
     stamp: str = ""  # its mtime and inode, as the line keeps them
+
+
+def quiet_cursor(facts: TranscriptFacts) -> QuietCursor:
+    """How a transcript that said nothing is kept: its facts' cursor, the check cut short."""
+    cursor = facts.cursor
+    stamp = stamp_of(cursor.mtime_ns, cursor.inode)
+    return QuietCursor(cursor.size, cursor.offset, cursor.check[:QUIET_CHECK], stamp)
 
 
 def stamp_of(mtime_ns: int, inode: int) -> str:

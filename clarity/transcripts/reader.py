@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from clarity.transcripts.lines import Lines, PlanPaths, parse
-from clarity.transcripts.quiet import QuietCursor
+from clarity.transcripts.quiet import QUIET_CHECK, QuietCursor, quiet_cursor
 from clarity.transcripts.store import Cursor, TranscriptFacts
+from clarity.transcripts.survey import CURRENT
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -27,7 +28,6 @@ CHUNK = 32 * 1024 * 1024  # read at a time; a line longer than this is read whol
 MAX_LINE = 64 * 1024 * 1024  # a longer line is passed over unread (no record is this big)
 _CHECK_BYTES = 64
 _HEAD = 64 * 1024  # read first, for the session's id; a smaller transcript is read whole
-QUIET_CHECK = 16  # hex digits of the check a quiet transcript keeps
 
 
 def session_of(path: str, first_line: bytes) -> tuple[str, bool]:
@@ -133,6 +133,8 @@ class _Reading:
             session, sidechain = session_of(self.path, head.split(b"\n", 1)[0])
             facts = TranscriptFacts(session, sidechain, Cursor(0, 0, 0, 0, ""), self.info.st_mtime)
         offset = start
+        survey = CURRENT.get() if start == 0 else None  # a whole read tells every folder
+        mentioned = False
         # A small transcript read from its start is all in the head already.
         whole = start == 0 and len(head) == size and size < _HEAD
         for base, data in (
@@ -144,10 +146,14 @@ class _Reading:
                 plan_sessions.add(facts.session)
             if facts.session in plan_sessions:
                 lines.read_tool_calls()
+            if survey is not None and not mentioned:
+                mentioned = survey.mentions(data)  # whole lines: a name is never cut in two
             offset = base + len(data)
         check = _checked(head[:offset]) if whole else self.check(offset)
         facts.cursor = Cursor(size, self.info.st_mtime_ns, self.info.st_ino, offset, check)
         facts.mtime = self.info.st_mtime
+        if survey is not None and not mentioned and not facts.says_anything:
+            survey.found_quiet(self.path, self.info, quiet_cursor(facts))  # quiet for all
         return Read(facts, offset - start, rewritten)
 
     def chunks(self, start: int, size: int) -> Iterator[tuple[int, bytes]]:

@@ -24,9 +24,10 @@ from clarity.transcripts.evidence import weigh
 from clarity.transcripts.ledger import TEXTS as LEDGER_TEXTS
 from clarity.transcripts.ledger_facts import LedgerEnd, ledger_facts
 from clarity.transcripts.lines import PlanPaths
-from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, stamp_of, unchanged
-from clarity.transcripts.reader import QUIET_CHECK, read_transcript
+from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, quiet_cursor, unchanged
+from clarity.transcripts.reader import read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
+from clarity.transcripts.survey import CURRENT
 from clarity.transcripts.texts_seen import FOLDER as TEXTS_FOLDER
 from clarity.transcripts.texts_seen import TextsSeen
 from clarity.transcripts.walk import Stop, walk
@@ -43,15 +44,14 @@ def _unchanged(known: TranscriptFacts, info: os.stat_result) -> bool:
     )
 
 
+def _is_agents(relative: str) -> bool:
+    """A sub-agent's transcript beside its session's (older versions): `agent-<id>.jsonl`."""
+    return os.path.basename(relative).startswith("agent-")  # noqa: PTH119
+
+
 def _session_of(relative: str) -> str:
     """The session a transcript's path names: `<project>/<session>.jsonl`."""
     return os.path.basename(relative).removesuffix(".jsonl")  # noqa: PTH119
-
-
-def _quiet(facts: TranscriptFacts) -> QuietCursor:
-    cursor = facts.cursor
-    stamp = stamp_of(cursor.mtime_ns, cursor.inode)
-    return QuietCursor(cursor.size, cursor.offset, cursor.check[:QUIET_CHECK], stamp)
 
 
 class _Reading:
@@ -90,7 +90,14 @@ class _Reading:
         self.at: Stop | None = self.quiet.start or Stop("")
 
     def run(self) -> None:
-        for relative, path, info in walk(self.projects_dir, self.quiet.start):
+        survey = CURRENT.get()
+        start = self.quiet.start
+        walked = (
+            survey.walk(self.projects_dir)  # every folder of the run walks it once
+            if survey is not None and start is None
+            else walk(self.projects_dir, start)
+        )
+        for relative, path, info in walked:
             self.at = Stop(relative)
             self._one(relative, path, info)
             self.at = Stop(relative, after=True)  # a scan that goes on starts just after it
@@ -109,6 +116,8 @@ class _Reading:
         if line is not None and unchanged(line, info) and not named:
             self.quiet.keep(line)  # the common case, kept as it was written
             return
+        if line is None and not named and self._quiet_everywhere(relative, path, info):
+            return
         # A transcript that said nothing of the plans, of a session the ledger names (one
         # "clear context" started), is read again from its start: its edits are the work.
         after = self._read(path, None if line is None or named else parse(line))
@@ -116,6 +125,20 @@ class _Reading:
             self.quiet.put(relative, after)
         elif line is not None:
             self.quiet.drop()  # it says something now: kept with those that do
+
+    def _quiet_everywhere(self, relative: str, path: str, info: os.stat_result) -> bool:
+        """Whether another folder of a surveyed run (survey.py) read this transcript whole
+        and found it names no folder of the run: its quiet line kept, unread. Not for a
+        sub-agent's transcript (its session is in its first record), nor one whose session
+        uses a plan here (its tool calls are the work)."""
+        survey = CURRENT.get()
+        if survey is None or "/subagents/" in f"/{relative}" or _is_agents(relative):
+            return False
+        cursor = survey.quiet(path, info)
+        if cursor is None or _session_of(relative) in self.plan_sessions:
+            return False
+        self.quiet.put(relative, cursor)
+        return True
 
     def _read(
         self, path: str, before: TranscriptFacts | QuietCursor | None
@@ -132,7 +155,7 @@ class _Reading:
             # What the old content said is kept, as for a deleted transcript.
             self.known[f"{path}\0was-{before.cursor.inode}-{before.cursor.offset}"] = before
         if not facts.says_anything:
-            return _quiet(facts)
+            return quiet_cursor(facts)
         self.known[path] = facts
         self.changed = True
         return facts

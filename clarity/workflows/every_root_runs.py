@@ -186,8 +186,13 @@ def every_root(settings: Settings) -> Roots:
 def scan_every_root(
     settings: Settings, scan_one: Callable[[Settings], ScanReport], *, record: bool
 ) -> list[RootOutcome[ScanReport]]:
-    """`scan --all`: each folder scanned; recorded, what apply --all carries out."""
-    outcomes = for_each_root(settings, every_root(settings), scan_one)
+    """`scan --all`: each folder scanned; recorded, what apply --all carries out. A
+    transcript that names none of the folders is read once for all (transcripts/survey)."""
+    from clarity.transcripts.survey import surveyed
+
+    roots = every_root(settings)
+    with surveyed(root.plans_dir for root in roots.roots):
+        outcomes = for_each_root(settings, roots, scan_one)
     if record:  # what apply --all carries out, folder by folder
         remember_scans(outcomes, settings.only_agent)
     return outcomes
@@ -201,6 +206,9 @@ def apply_every_root(
     roots = every_root(settings) if rescan else reviewed_roots()
     if settings.only_agent:  # --from: the other agents' folders are left as they are
         roots = Roots(tuple(r for r in roots.roots if r.agent == settings.only_agent), ())
-    outcomes = for_each_root(settings, roots, apply_one)
+    from clarity.transcripts.survey import surveyed
+
+    with surveyed(root.plans_dir for root in roots.roots):  # as scan_every_root
+        outcomes = for_each_root(settings, roots, apply_one)
     remember_applies(outcomes)
     return outcomes

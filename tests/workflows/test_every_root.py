@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -460,3 +461,71 @@ def test_a_text_a_session_carried_is_kept_in_the_root_whose_plan_it_is(cli, mach
             continue
         hits = cli("search", word, "--json").json()["hits"]
         assert [hit["name"] for hit in hits] == [plan]  # once, where it belongs
+
+
+def test_scan_all_judges_each_folder_as_a_scan_of_it_alone_does(
+    cli, isolated_home: Path, monkeypatch
+) -> None:
+    """Issue 45: scan --all reads a transcript that names none of its folders once for all
+    of them (transcripts/survey.py). Every folder's plans are judged as a scan of that
+    folder alone judges them: sessions that implemented a plan in each folder, one whose
+    edits are in a sub-agent's transcript (read for the folder whose plan its session
+    used, though it names no folder), one in an older version's agent- file beside its
+    session, and chatter that names no plan."""
+    from tests.builders.sessions import PLAN, planned
+
+    claude = isolated_home / ".claude"
+    home_plans = claude / "plans"
+    home_plans.mkdir(parents=True)
+    folders = [home_plans]
+    for name in ("alpha", "beta"):
+        project = isolated_home / "code" / name
+        _settings(project, "settings.json", "plans")
+        (project / "plans").mkdir(parents=True)
+        folders.append(project / "plans")
+    listed: dict[str, object] = {str(folder.parent): {} for folder in folders[1:]}
+    (isolated_home / ".claude.json").write_text(json.dumps({"projects": listed}))
+    start = NOW - timedelta(days=12)
+    for number, folder in enumerate(folders):
+        done = Session(f"done-{number}", start=start, cwd=str(folder.parent))
+        plan = planned(folder, done, name=f"done-{number}.md")
+        done.approve(done.present(plan, PLAN), plan, PLAN)
+        for edit in range(3):
+            done.edit(f"{folder.parent}/src/cache_{edit}.py")
+        done.save(claude, project=f"-p{number}")
+        waiting = Session(f"wait-{number}", start=start, cwd=str(folder.parent))
+        planned(folder, waiting, name=f"waiting-{number}.md")
+        waiting.save(claude, project=f"-p{number}")
+    # beta's second plan: approved in its session, its edits made by a sub-agent
+    beta = folders[2]
+    lead = Session("lead-b", start=start, cwd=str(beta.parent))
+    plan = planned(beta, lead, name="delegated.md")
+    lead.approve(lead.present(plan, PLAN), plan, PLAN)
+    lead.save(claude, project="-p2")
+    helper = Session("lead-b", start=start + timedelta(minutes=5), sidechain="a1", cwd="/w")
+    for number in range(3):
+        helper.edit(f"/w/src/part_{number}.py")
+    helper.save(claude, project="-p2")
+    old_style = Session("lead-b", start=start + timedelta(minutes=9), sidechain="a2", cwd="/w")
+    old_style.edit("/w/src/more.py")
+    old_path = old_style.save(claude, project="-p2")
+    old_path.rename(claude / "projects" / "-p2" / "agent-a2.jsonl")
+    for number in range(30):  # chatter: names no plan
+        Session(f"chat-{number}", start=start, cwd="/w").user("hello").edit("/w/x.py").save(
+            claude, project="-chatter"
+        )
+
+    every = cli("scan", "--all", "--json", "--now", NOW_ISO)
+    assert every.exit_code == 0, every.stderr
+    together = {(p["path"], p["class"], p["reason"]) for p in every.json()["plans"]}
+
+    alone = set()
+    for number, folder in enumerate(folders):
+        monkeypatch.setenv("XDG_STATE_HOME", str(isolated_home / f"state-alone-{number}"))
+        one = cli("scan", "--json", "--now", NOW_ISO, "--plans-dir", str(folder))
+        assert one.exit_code == 0, one.stderr
+        alone |= {(p["path"], p["class"], p["reason"]) for p in one.json()["plans"]}
+    assert together == alone
+    classes = {Path(path).name: plan_class for path, plan_class, _ in together}
+    assert classes["delegated.md"] == "completed", together  # the sub-agent's edits: its work
+    assert [classes[f"done-{n}.md"] for n in range(3)] == ["completed"] * 3
