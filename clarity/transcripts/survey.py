@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -37,7 +38,7 @@ class Survey:
         self.needles = (*sorted(set(needles)), IMPLEMENT_NEEDLE)
         # path -> (size, mtime_ns, inode) as read, and its quiet cursor
         self._quiet: dict[str, tuple[tuple[int, int, int], QuietCursor]] = {}
-        self._walks: dict[str, list[Walked] | None] = {}
+        self._walks: dict[str, list[tuple[str, str]] | None] = {}
 
     def mentions(self, data: bytes) -> bool:
         """Whether these bytes (whole lines) may say anything to any folder of the run."""
@@ -54,21 +55,34 @@ class Survey:
             return None
         return known[1]
 
-    def walk(self, projects_dir: str) -> Iterable[Walked]:
-        """The whole walk of projects_dir (walk.py), listed and stat'ed once for every folder
-        of the run (past WALK_MOST transcripts, walked by each: memory before time)."""
+    def walk(self, projects_dir: str) -> Iterator[Walked]:
+        """The whole walk of projects_dir (walk.py), listed once for every folder of the
+        run (past WALK_MOST transcripts, walked by each: memory before time). Each
+        transcript is stat'ed anew as it comes: one that changed since the first folder
+        listed it is seen as it is now, and read again by whoever meets it."""
         from clarity.transcripts.walk import walk
 
         if projects_dir not in self._walks:
-            listed: list[Walked] | None = []
-            for walked in walk(projects_dir):
+            listed: list[tuple[str, str]] | None = []
+            for relative, path, info in walk(projects_dir):
                 if listed is not None:
-                    listed.append(walked)
+                    listed.append((relative, path))
                     if len(listed) > WALK_MOST:
                         listed = None
+                yield relative, path, info
             self._walks[projects_dir] = listed
+            return
         known = self._walks[projects_dir]
-        return walk(projects_dir) if known is None else known
+        if known is None:
+            yield from walk(projects_dir)
+            return
+        for relative, path in known:
+            try:
+                info = os.stat(path, follow_symlinks=False)  # noqa: PTH116 - strings, as walk.py
+            except OSError:
+                continue  # gone since: as a walk that no longer finds it
+            if stat.S_ISREG(info.st_mode):
+                yield relative, path, info
 
 
 CURRENT: ContextVar[Survey | None] = ContextVar("clarity_transcript_survey", default=None)

@@ -529,3 +529,49 @@ def test_scan_all_judges_each_folder_as_a_scan_of_it_alone_does(
     classes = {Path(path).name: plan_class for path, plan_class, _ in together}
     assert classes["delegated.md"] == "completed", together  # the sub-agent's edits: its work
     assert [classes[f"done-{n}.md"] for n in range(3)] == ["completed"] * 3
+
+
+def test_a_transcript_that_changes_during_scan_all_is_read_as_it_is_now(
+    cli, isolated_home: Path, monkeypatch
+) -> None:
+    """From a hostile trial of the survey: the walk taken by the first folder was reused
+    with its stat, so a transcript that named a plan of the second folder only after the
+    first had read it was kept as quiet, unread: the plan stayed 'in progress' where a
+    scan of its folder alone called it completed (and a stale stub it protected went to
+    the trash). Each folder now looks at each transcript as it is when it comes to it."""
+    import clarity.transcripts.sessions as sessions
+    from tests.builders.sessions import PLAN, planned
+
+    claude = isolated_home / ".claude"
+    _plan(claude / "plans", "home-plan.md", "homeword")  # read first: the walk is its
+    beta = isolated_home / "code" / "beta"
+    _settings(beta, "settings.json", "plans")
+    (beta / "plans").mkdir(parents=True)
+    (isolated_home / ".claude.json").write_text(json.dumps({"projects": {str(beta): {}}}))
+    start = NOW - timedelta(days=12)
+    waiting = Session("w", start=start, cwd=str(beta))
+    plan = planned(beta / "plans", waiting, name="waiting.md")
+    waiting.save(claude, project="-p")
+    chat = Session("chat", start=start, cwd=str(beta)).user("hello").save(claude, project="-c")
+
+    read_by: list[Path] = []
+    run = sessions._Reading.run
+
+    def then_the_session_goes_on(self: sessions._Reading) -> None:
+        run(self)
+        read_by.append(self.plans_dir)
+        if len(read_by) == 1:  # between the first folder's turn and the second's
+            more = Session("chat", start=NOW - timedelta(days=3), cwd=str(beta))
+            more.plan_mode(plan).approve(more.present(plan, PLAN), plan, PLAN)
+            more.edit("/w/a.py").edit("/w/b.py")
+            with chat.open("ab") as transcript:
+                transcript.write(b"\n".join(more.lines()) + b"\n")
+            os.utime(chat, (more.time, more.time))
+
+    monkeypatch.setattr(sessions._Reading, "run", then_the_session_goes_on)
+    every = cli("scan", "--all", "--json", "--now", NOW_ISO)
+
+    assert every.exit_code == 0, every.stderr
+    assert read_by == [claude / "plans", beta / "plans"]
+    [judged] = [p for p in every.json()["plans"] if p["name"] == "waiting.md"]
+    assert judged["class"] == "completed", judged["reason"]
