@@ -42,7 +42,7 @@ MEMO_SECONDS = 4 * 3600  # a scan's finding is said again for this long, the sam
 DONE_AT_LEAST = 3  # fewer completed plans are not worth a line of their own
 # A scan that takes longer is given up and handed to a continuation (issue 45: a session
 # start answers within 1.5 s, imports and GRACE_SECONDS included; Claude Code's timeout is 5).
-DEADLINE_SECONDS = 1.0
+DEADLINE_SECONDS = 0.8
 KEEP_SHARE = 0.5  # of the deadline, for keeping the texts of plans near Claude Code's cleanup
 GRACE_SECONDS = 0.4  # then to keep what it read and say what it knows, or stop at once
 # An ExitPlanMode approval carries the plan twice (tool_input and tool_response): real
@@ -159,7 +159,9 @@ def _due(at_risk: list[float], now: float) -> str:
     count = _plans(len(days))
     if days[0] == days[-1] or past == len(days):
         return f"{count} {when(days[-1])}"
-    span = f"within {days[-1]} day{'s' if days[-1] != 1 else ''}"
+    span = (
+        "within a day" if days[-1] == 0 else f"within {days[-1]} day{'s' if days[-1] != 1 else ''}"
+    )
     if past:
         return f"{count} {span}, {past} of them at its next start"
     return f"{count} {span}, the first {when(days[0])}"
@@ -174,6 +176,16 @@ def new_to_say(entry: Mapping[str, Any], said: Any, now: float, day: str) -> boo
     if said.get("partial") and not entry.get("partial"):
         return True  # a start cut short said what it knew: the whole finding, once
     return not set(map(tuple, due)) <= {tuple(key) for key in said.get("due", [])}
+
+
+def _said_due(entry: Mapping[str, Any], said: Any, now: float, day: str) -> list[list[int]]:
+    """The plans said to be due today, this line's with those said before it today: a start
+    cut short counts stale stubs the whole finding leaves out, and they are not newly due
+    when the next start cut short counts them again."""
+    due = {tuple(key) for key in _due_keys(entry, now)}
+    if isinstance(said, dict) and said.get("day") == day:
+        due |= {tuple(key) for key in said.get("due", []) if isinstance(key, list)}
+    return [list(key) for key in sorted(due)]
 
 
 def _due_keys(entry: Mapping[str, Any], now: float) -> list[list[int]]:
@@ -270,7 +282,7 @@ def finding(data: Mapping[str, Any], env: Mapping[str, str], now: float) -> tupl
     assert isinstance(entry, dict)
     worth = text is not None and new_to_say(entry, said, now, day)
     if worth:
-        said = {"day": day, "due": _due_keys(entry, now)}
+        said = {"day": day, "due": _said_due(entry, said, now, day)}
     if worth or not fresh:
         entry["said"] = said
         save_memo(memo_path, memo, key, entry)
@@ -301,7 +313,7 @@ def _cut_short(
     # said, and nothing else: the entry stays one no start takes as fresh
     entry = {
         **(was if isinstance(was, dict) else {}),
-        "said": {"day": day, "due": _due_keys(known, now), "partial": True},
+        "said": {"day": day, "due": _said_due(known, said, now, day), "partial": True},
     }
     save_memo(memo_path, memo, key, entry)
     return text, bool(at_risk_of(deadlines, now))

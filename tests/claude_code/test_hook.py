@@ -483,3 +483,14 @@ def test_a_project_whose_plans_folder_is_not_made_yet_still_hears_of_the_users_o
         "clarity: Claude Code will delete 1 plan in 2 days (clarity kept its text): "
         "/clarity to review them"
     )
+
+
+def test_plans_due_within_a_day_some_past_are_never_said_within_0_days() -> None:
+    """A hostile trial with cleanupPeriodDays 1: 'will delete 300 plans within 0 days'."""
+    from clarity.claude_code.hook import line
+
+    now = 1_800_000_000.0
+    assert line(0, [now - 3600, now + 3600], now) == (
+        "clarity: Claude Code will delete 2 plans within a day, 1 of them at its next start: "
+        "/clarity to review them"
+    )

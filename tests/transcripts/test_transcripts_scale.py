@@ -136,15 +136,18 @@ def test_a_start_cut_short_says_what_it_knows_then_the_next_says_the_whole_findi
     continuation's whole finding, once; and the one after that nothing new."""
     plans = {f"near{n}.md": Plan(DONE, 27.5) for n in range(3)}
     plans |= {f"young{n}.md": Plan(DONE, 3) for n in range(2)}
+    plans |= {f"stub{n}.md": Plan("# stub\n", 27.2) for n in range(2)}  # bound for the trash
     make_files(isolated_home / ".claude" / "plans", plans, datetime.now(UTC))
     chatter(isolated_home / ".claude" / "projects", 30_000)
-    monkeypatch.setenv("CLARITY_HOOK_DEADLINE", "0.1")  # every start alike: one memo entry
+    # Every start that must scan is cut short at once (all alike: one memo entry); the
+    # continuation does the work, and a start after it answers from what it found.
+    monkeypatch.setenv("CLARITY_HOOK_DEADLINE", "0.000001")
 
     started = time.monotonic()
     first = said(run_hook(tmp_path))
     assert time.monotonic() - started < 5
-    assert first == (
-        "clarity: Claude Code will delete 3 plans in 2 days (clarity is keeping their text "
+    assert first == (  # by age alone: the stubs, which Claude Code deletes too, counted
+        "clarity: Claude Code will delete 5 plans in 2 days (clarity is keeping their text "
         "now): /clarity to review them"
     )
     whole, _ = first_said(tmp_path)
@@ -153,6 +156,15 @@ def test_a_start_cut_short_says_what_it_knows_then_the_next_says_the_whole_findi
         "their text): /clarity to review them"
     )
     assert said(run_hook(tmp_path)) is None  # nothing newly due: said once a day
+    # A hostile trial: a change that makes the next start scan again (a settings file
+    # written) was cut short again and said the age-alone line anew (its stubs taken for
+    # newly due), then the whole finding anew at the start after: each once a day.
+    settings = isolated_home / ".claude" / "settings.json"
+    for text in ("{}\n", "{} \n"):
+        settings.write_text(text)
+        assert said(run_hook(tmp_path)) is None
+        time.sleep(2)  # the continuation that start handed its work to is done
+        assert said(run_hook(tmp_path)) is None
 
 
 def test_a_session_start_cut_short_leaves_every_plan_cached_once_its_work_is_done(
