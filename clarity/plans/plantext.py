@@ -135,7 +135,9 @@ def parse_frontmatter(text: str) -> tuple[Frontmatter, str, tuple[str, ...]]:
 
 
 _STRUCTURE_KEYS = frozenset({"id", "status"})  # a todo's bookkeeping: no words of the plan
-_WORDS_MOST = 2000  # values taken from one frontmatter (an alias bomb is bounded too)
+# Values looked at in one frontmatter: YAML's aliases make a few lines a tree of a
+# billion nodes (numbers, no words), so the walk is bounded by what it visits.
+_NODES_MOST = 10_000
 
 
 def searchable_text(text: str) -> str:
@@ -152,7 +154,9 @@ def searchable_text(text: str) -> str:
         return text
     words: list[str] = []
     stack: list[Any] = [metadata]
-    while stack and len(words) < _WORDS_MOST:
+    visited = 0
+    while stack and visited < _NODES_MOST:
+        visited += 1
         value = stack.pop()
         if isinstance(value, str):
             if value.strip():

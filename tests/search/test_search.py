@@ -368,3 +368,26 @@ def test_after_an_undo_search_still_says_each_plans_class(cli, shelved: Path) ->
     live = [hit for hit in hits if hit["where"] == "live"]
     assert {hit["name"] for hit in live} >= {"cache-layer.md"}
     assert all(hit["class"] is not None for hit in live), live
+
+
+ALIAS_BOMB = (
+    "---\na: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+    + "".join(
+        f"{this}: &{this} [{', '.join([f'*{last}'] * 10)}]\n"
+        for last, this in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    + "---\n\n# Alias bomb\n\nA plan whose frontmatter unfolds to a billion numbers.\n"
+)
+
+
+def test_a_frontmatter_that_unfolds_to_a_billion_values_is_indexed_at_once(
+    plans_dir: Path,
+) -> None:
+    """A hostile frontmatter: YAML aliases make nine lines a tree of a billion numbers;
+    the walk for its words went through all of them, and the search never answered."""
+    from tests.builders.processes import run_process
+
+    make_files(plans_dir, {"bomb.md": Plan(ALIAS_BOMB, 2)})
+    found = run_process("search", "unfolds", "--json", "--plans-dir", str(plans_dir))
+    assert found.exit_code == 0, found.stderr
+    assert [hit["name"] for hit in json.loads(found.stdout)["hits"]] == ["bomb.md"]
