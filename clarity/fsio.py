@@ -13,7 +13,7 @@ import hashlib
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 _PORTABLE = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -80,6 +80,23 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _temp_holding(path: Path, data: bytes, *, durable: bool, mode: int | None = None) -> Path:
+    """data in a new hidden temp beside path (`.name.<pid>.tmp`, as sweep_temps knows it)."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        temp.unlink()  # left by a killed process that had this pid
+    fd = os.open(temp, NEW_FLAGS, 0o644)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        write_all(fd, data)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    return temp
+
+
 def write_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
     """Replace path with data: readers see the old file or the new one, never half.
 
@@ -89,17 +106,7 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int | N
     """
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with contextlib.suppress(FileNotFoundError):
-            temp.unlink()  # left by a killed process that had this pid
-        fd = os.open(temp, NEW_FLAGS, 0o644)
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)
-            write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        temp = _temp_holding(path, data, durable=durable, mode=mode)
         temp.replace(path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -107,6 +114,29 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = True, mode: int | N
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def write_new(names: Sequence[Path], data: bytes, *, mtime: float | None = None) -> Path:
+    """data as a new file under the first of names (all in one folder) that nothing has,
+    whole or not at all: written to a temp beside the first, synced, then renamed without
+    replacing (a kill in between leaves only a temp that sweep_temps takes). mtime: the
+    new file's. FileExistsError when every name is taken; the temp never stays."""
+    temp = names[0].with_name(f".{names[0].name}.{os.getpid()}.tmp")
+    try:
+        temp = _temp_holding(names[0], data, durable=True)
+        if mtime is not None:
+            os.utime(temp, (mtime, mtime))
+        for name in names:
+            try:
+                rename_noreplace(temp, name)
+            except FileExistsError:
+                continue
+            fsync_dir(name.parent)
+            return name
+        raise FileExistsError(errno.EEXIST, "every name is taken", os.fspath(names[0]))
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
 
 
 def sweep_temps(path: Path) -> None:

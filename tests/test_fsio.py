@@ -108,3 +108,17 @@ def test_undo_racing_a_writer_never_replaces_the_writers_file(
     for name, text in plans.items():  # each plan is back, or still archived: never lost
         homes = [plans_dir / name, archive / name]
         assert text.encode() in [p.read_bytes() for p in homes if p.exists()], name
+
+
+def test_write_new_takes_the_first_free_name_and_never_replaces_one(tmp_path: Path) -> None:
+    from clarity.fsio import write_new
+
+    names = [tmp_path / "plan.md", tmp_path / "plan-2.md", tmp_path / "plan-3.md"]
+    names[0].write_bytes(b"theirs")
+    assert write_new(names, b"mine", mtime=1_700_000_000) == names[1]
+    assert names[0].read_bytes() == b"theirs" and names[1].read_bytes() == b"mine"
+    assert names[1].stat().st_mtime == 1_700_000_000
+    names[2].write_bytes(b"also theirs")
+    with pytest.raises(FileExistsError):
+        write_new(names, b"no room")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan-2.md", "plan-3.md", "plan.md"]

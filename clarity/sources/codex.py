@@ -26,7 +26,6 @@ from there it is judged, archived and trashed as any plan, and never extracted a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -176,37 +175,20 @@ def _rollouts(codex: Path) -> Iterator[Path]:
 
 
 def _write_plan(plans_dir: Path, item: Mapping[str, Any], text: str) -> str | None:
-    """The plan's text in a new file named by its date and first heading; its name. Whole
-    or not at all: written under a hidden name, then given its own without replacing any
-    file (a run killed in between leaves a temp the next sweep takes, never half a plan
-    under a plan's name)."""
-    from clarity.fsio import NEW_FLAGS, rename_noreplace, sweep_temps, write_all
+    """The plan's text in a new file named by its date and first heading (`-2`, `-3`...
+    beside one of that name), whole or not at all; its name, None if it could not be."""
+    from clarity.fsio import sweep_temps, write_new
 
-    plans_dir.mkdir(parents=True, exist_ok=True)
     day = datetime.fromtimestamp(item["at"], UTC).date().isoformat()
     stem = f"{day}-{_slug(text)}"
-    temp = plans_dir / f".{stem}.md.{os.getpid()}.tmp"  # as write_atomic names its temps
+    names = [plans_dir / f"{stem}.md", *(plans_dir / f"{stem}-{n}.md" for n in range(2, 1000))]
     try:
-        sweep_temps(plans_dir / f"{stem}.md")
-        fd = os.open(temp, NEW_FLAGS, 0o644)
-        try:
-            write_all(fd, text.encode("utf-8", "surrogatepass"))  # as text_digest reads it
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.utime(temp, (item["at"], item["at"]))
-        for count in range(1, 1000):
-            name = f"{stem}.md" if count == 1 else f"{stem}-{count}.md"
-            try:
-                rename_noreplace(temp, plans_dir / name)
-            except FileExistsError:
-                continue
-            return name
+        plans_dir.mkdir(parents=True, exist_ok=True)
+        sweep_temps(names[0])
+        # surrogatepass: as text_digest reads it (JSON may hold half a UTF-16 pair)
+        return write_new(names, text.encode("utf-8", "surrogatepass"), mtime=item["at"]).name
     except OSError:
-        pass
-    with contextlib.suppress(OSError):
-        temp.unlink()
-    return None
+        return None
 
 
 def _slug(text: str) -> str:
