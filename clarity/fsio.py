@@ -15,6 +15,9 @@ import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 _PORTABLE = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # a link swapped in is not followed
@@ -24,6 +27,40 @@ READ_FLAGS = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _PORTABLE
 NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _PORTABLE
 # A log clarity appends to (its journals, the archive's index): never through a link.
 APPEND_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _PORTABLE
+
+
+class ParsedFiles(Generic[T]):
+    """What files say, worked out once while each is unchanged (its device, inode, size and
+    mtime): one entry a path, so a long-running reader that sees a file change keeps only
+    what it says now. A file changed in the last RACY_SECONDS may change again within the
+    same timestamp tick at the same size (git's "racily clean"): it is worked out again."""
+
+    RACY_SECONDS = 2.0
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[tuple[int, int, int, int], T]] = {}
+
+    def get(self, path: Path, parse: Callable[[Path], T], missing: T) -> T:
+        """parse(path), or what it gave while the file is as it was; missing when path
+        cannot be looked at."""
+        import time
+
+        try:
+            info = path.stat()
+        except (OSError, ValueError):
+            return missing
+        stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        key = os.fspath(path)
+        known = self._known.get(key)
+        if (
+            known is not None
+            and known[0] == stamp
+            and time.time() - info.st_mtime > self.RACY_SECONDS
+        ):
+            return known[1]
+        value = parse(path)
+        self._known[key] = (stamp, value)
+        return value
 
 
 def fsync_dir(directory: Path) -> None:

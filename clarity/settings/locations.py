@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from clarity.errors import ClarityError
+from clarity.fsio import ParsedFiles
 from clarity.model import Retention
 
 APP_NAME = "clarity"
@@ -89,27 +89,13 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
     return expand_home(configured) if configured else Path.home() / ".claude"
 
 
-# settings file -> (its stamp, what it says): each file read once while it is unchanged.
-# The user's settings.json applies in every project, and finding the roots of 20,000
-# projects read and parsed it 20,000 times.
-_SETTINGS_READ: dict[str, tuple[tuple[int, int, int, int], Mapping[str, Any]]] = {}
+# Each settings file read once while it is unchanged: the user's settings.json applies in
+# every project, and finding the roots of 20,000 projects read and parsed it 20,000 times.
+_SETTINGS_READ: ParsedFiles[Mapping[str, Any]] = ParsedFiles()
 
 
 def _read_settings(settings_file: Path) -> Mapping[str, Any]:
-    try:
-        info = settings_file.stat()
-    except (OSError, ValueError):
-        return {}
-    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-    key = os.fspath(settings_file)
-    known = _SETTINGS_READ.get(key)
-    # A file changed in the last moments may change again within the same timestamp tick
-    # with the same size (git's "racily clean"): read again until it has settled.
-    if known is not None and known[0] == stamp and time.time() - info.st_mtime > 2:
-        return known[1]
-    settings = _read_settings_now(settings_file)
-    _SETTINGS_READ[key] = (stamp, settings)
-    return settings
+    return _SETTINGS_READ.get(settings_file, _read_settings_now, {})
 
 
 def _read_settings_now(settings_file: Path) -> Mapping[str, Any]:

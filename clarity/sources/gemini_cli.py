@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from clarity.dates import stamp_seconds
+from clarity.fsio import ParsedFiles
 from clarity.model import NO_SESSIONS, PlanSessions, Retention, SessionEvidence
 from clarity.plans.reader import is_plan_name
 from clarity.settings.locations import (
@@ -187,28 +188,23 @@ class Chat(NamedTuple):
     project: str | None
 
 
-# path -> ((size, mtime_ns), what it says): one entry a chat file, so a long-running server
-# that sees a chat grow keeps only what it says now.
-_CHATS: dict[str, tuple[tuple[int, int], Chat]] = {}
+_CHATS: ParsedFiles[Chat] = ParsedFiles()  # a long-running server reads a chat once a change
+_NO_CHAT = Chat("", None, (), None)
 
 
 def read_chat(path: Path) -> Chat:
     """A chat file's session, last activity and tool calls in order (each call once, as
     its last record has it: a model message is written again with its answers)."""
+    return _CHATS.get(path, _read_chat, _NO_CHAT)
+
+
+def _read_chat(path: Path) -> Chat:
     from clarity.fsio import read_regular
 
     try:
-        info = path.stat()
-    except OSError:
-        return Chat("", None, (), None)
-    key, stamp = os.fspath(path), (info.st_size, info.st_mtime_ns)
-    known = _CHATS.get(key)
-    if known is not None and known[0] == stamp:
-        return known[1]
-    try:
         data = read_regular(path, CHAT_MOST)
     except (OSError, ValueError):
-        return Chat("", None, (), None)
+        return _NO_CHAT
     session, last, project = "", None, None
     calls: dict[str, Call] = {}
     for line in data.splitlines():
@@ -231,9 +227,7 @@ def read_chat(path: Path) -> Chat:
                 calls[call["id"]] = _call(call, record)
         if project is None and record.get("type") == "user":
             project = _workspace(record.get("content"))
-    chat = Chat(session, last, tuple(sorted(calls.values(), key=lambda c: c.at)), project)
-    _CHATS[key] = (stamp, chat)
-    return chat
+    return Chat(session, last, tuple(sorted(calls.values(), key=lambda c: c.at)), project)
 
 
 def _call(call: dict[str, object], record: dict[str, object]) -> Call:
