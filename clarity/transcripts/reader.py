@@ -30,6 +30,13 @@ _CHECK_BYTES = 64
 _HEAD = 64 * 1024  # read first, for the session's id; a smaller transcript is read whole
 
 
+def is_sidechain(path: str) -> bool:
+    """Whether path is a sub-agent's transcript: in its session's `subagents/` folder, or
+    `agent-<id>.jsonl` beside it (older versions), whose session its first record names."""
+    folder, name = os.path.split(path)
+    return os.path.basename(folder) == "subagents" or name.startswith("agent-")  # noqa: PTH119
+
+
 def session_of(path: str, first_line: bytes) -> tuple[str, bool]:
     """The session a transcript belongs to, and whether it is a sub-agent's (strings, not
     pathlib: this runs once for each of possibly a million transcripts)."""

@@ -25,7 +25,7 @@ from clarity.transcripts.ledger import TEXTS as LEDGER_TEXTS
 from clarity.transcripts.ledger_facts import LedgerEnd, ledger_facts
 from clarity.transcripts.lines import PlanPaths
 from clarity.transcripts.quiet import QuietCursor, QuietFile, parse, quiet_cursor, unchanged
-from clarity.transcripts.reader import read_transcript
+from clarity.transcripts.reader import is_sidechain, read_transcript
 from clarity.transcripts.store import TranscriptFacts, load_store, save_store
 from clarity.transcripts.survey import CURRENT
 from clarity.transcripts.texts_seen import FOLDER as TEXTS_FOLDER
@@ -42,11 +42,6 @@ def _unchanged(known: TranscriptFacts, info: os.stat_result) -> bool:
         info.st_mtime_ns,
         info.st_ino,
     )
-
-
-def _is_agents(relative: str) -> bool:
-    """A sub-agent's transcript beside its session's (older versions): `agent-<id>.jsonl`."""
-    return os.path.basename(relative).startswith("agent-")  # noqa: PTH119
 
 
 def _session_of(relative: str) -> str:
@@ -132,7 +127,7 @@ class _Reading:
         sub-agent's transcript (its session is in its first record), nor one whose session
         uses a plan here (its tool calls are the work)."""
         survey = CURRENT.get()
-        if survey is None or "/subagents/" in f"/{relative}" or _is_agents(relative):
+        if survey is None or is_sidechain(path):
             return False
         cursor = survey.quiet(path, info)
         if cursor is None or _session_of(relative) in self.plan_sessions:

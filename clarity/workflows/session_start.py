@@ -8,6 +8,7 @@ unchanged since the last scan is not read again. It records no proposal.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from datetime import datetime
@@ -101,32 +102,32 @@ def due_by_age(cwd: str, env: Mapping[str, str], now: float) -> list[float]:
     cleanup deletes each plan of the session's plans folders that it deletes within the
     horizon, from the plan's age alone (a stat each, no plan read: a stale stub that apply
     would trash is counted too, and Claude Code does delete it)."""
+    settings = load_settings({}, env, Path(cwd))
+    default = users_default(settings, Path(cwd))
+    deadlines = []
+    for chosen in [settings] if default is None else [settings, default]:
+        if chosen.retention is not None:
+            lefts = (chosen.retention.left(mtime, now) for mtime in _plan_mtimes(chosen))
+            deadlines += [now + left * 86400 for left in lefts if left < HORIZON_DAYS + 1]
+    return deadlines
+
+
+def _plan_mtimes(settings: Settings) -> list[float]:
+    """The mtime of each plan in the plans folder (none if it cannot be listed)."""
     import os
 
     from clarity.plans.reader import is_plan_name
 
-    settings = load_settings({}, env, Path(cwd))
-    default = users_default(settings, Path(cwd))
-    deadlines: list[float] = []
-    for chosen in [settings] if default is None else [settings, default]:
-        retention = chosen.retention
-        if retention is None:
-            continue
-        try:
-            with os.scandir(chosen.plans_dir) as entries:
-                for entry in entries:
-                    if not is_plan_name(entry.name):
-                        continue
-                    try:
-                        mtime = entry.stat(follow_symlinks=False).st_mtime
-                    except OSError:
-                        continue
-                    left = retention.left(mtime, now)
-                    if left < HORIZON_DAYS + 1:
-                        deadlines.append(now + left * 86400)
-        except OSError:
-            continue
-    return deadlines
+    mtimes = []
+    try:
+        with os.scandir(settings.plans_dir) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):  # gone meanwhile: no plan to count
+                    if is_plan_name(entry.name):
+                        mtimes.append(entry.stat(follow_symlinks=False).st_mtime)
+    except OSError:
+        return []
+    return mtimes
 
 
 def users_default(settings: Settings, cwd: Path) -> Settings | None:
