@@ -128,6 +128,10 @@ def serve(settings: Settings, *, port: int, open_page: bool, say: Say, warn: Say
         timeout_graceful_shutdown=1,
         http=_protocol(),
         timeout_keep_alive=5,
+        # asyncio accepts up to `backlog` connections at each wake (uvicorn's 2,048): 400
+        # at once took every file the process had, and the first catalogue, made meanwhile,
+        # failed with "Too many open files". At most the cap at a time leaves it room.
+        backlog=MAX_CONNECTIONS,
     )
     server = uvicorn.Server(config)
     # asyncio's own log would print a traceback for each connection it could not accept
