@@ -22,7 +22,8 @@ from clarity.state import DirState
 
 if TYPE_CHECKING:
     from clarity.model import ScanReport
-    from clarity.search.index import Hit
+    from clarity.search.index import Hit, SearchIndex
+    from clarity.search.query import Terms
     from clarity.settings.config import Settings
 
 PLACES = (Place.LIVE, Place.ARCHIVE)  # where a search may be narrowed to (MCP's `where`)
@@ -61,19 +62,17 @@ def _folders_stamp(plans_dir: Path, archive_dir: Path) -> tuple[int, ...]:
     return tuple(stamp)
 
 
-def _fresh(settings: Settings, reuse_within: float) -> dict[str, int] | None:
-    """The index's counts as of the last refresh of this root, if that refresh still
-    holds (see _REFRESHED); None: refresh."""
+def _fresh(settings: Settings, reuse_within: float) -> tuple[dict[str, int], bool] | None:
+    """The index's counts as of the last refresh of this root while neither folder changed
+    since (see _REFRESHED), and whether that refresh is older than reuse_within (done again
+    behind the caller: an edit in place is found by the next call but one); None: refresh
+    before answering (a plan added, removed or archived is found by this very call)."""
     import time
 
     known = _REFRESHED.get((settings.plans_dir, settings.archive_dir))
-    if (
-        known is not None
-        and time.monotonic() - known[1] < reuse_within
-        and known[0] == _folders_stamp(settings.plans_dir, settings.archive_dir)
-    ):
-        return known[2]
-    return None
+    if known is None or known[0] != _folders_stamp(settings.plans_dir, settings.archive_dir):
+        return None
+    return known[2], time.monotonic() - known[1] >= reuse_within
 
 
 def _refreshed(settings: Settings, stamp: tuple[int, ...], counts: dict[str, int]) -> None:
@@ -101,10 +100,9 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
 
     from filelock import Timeout
 
-    from clarity.search.index import SearchIndex
     from clarity.search.query import QueryError, terms
 
-    query, limit = request.query, request.limit
+    query = request.query
     try:
         words = terms(query)
     except QueryError as error:
@@ -115,26 +113,15 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
     state = DirState.for_plans_dir(settings.plans_dir)
     for attempt in (1, 2):
         try:
-            with SearchIndex.open(state, keep=bool(reuse_within)) as index:
-                known = _fresh(settings, reuse_within) if reuse_within else None
-                if known is None:
-                    stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)
-                    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings))
-                    counts = index.count()
-                    _refreshed(settings, stamp, counts)
-                else:
-                    counts = known
-                hits = index.search(
-                    words,
-                    settings.plans_dir,
-                    settings.archive_dir,
-                    place=request.place,
-                    project=request.project,
-                    plan_class=request.plan_class,
-                    since=None if request.since is None else request.since.timestamp(),
-                    limit=limit,
-                    kept=counts[Place.KEPT] > 0,
-                )
+            # a second attempt (the index was damaged, and made anew) refreshes first
+            hits, counts = _answer(
+                settings,
+                state,
+                request,
+                words,
+                reuse_within if attempt == 1 else 0.0,
+                keep=bool(reuse_within),
+            )
             break
         except Timeout:
             raise ClarityError(
@@ -155,6 +142,82 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
         counts[Place.ARCHIVE],
         settings.plans_dir,
         settings.archive_dir,
+    )
+
+
+def _answer(
+    settings: Settings,
+    state: DirState,
+    request: SearchRequest,
+    words: Terms,
+    reuse_within: float,
+    *,
+    keep: bool,
+) -> tuple[list[Hit], dict[str, int]]:
+    """The hits and the index's counts. A long-lived reader (reuse_within) whose last
+    refresh still holds asks the connection it kept, without waiting on the index's lock,
+    and an old refresh is done again behind it (_refresh_behind); else the index is
+    brought up to date first, under its lock."""
+    from clarity.search.index import SearchIndex
+
+    known = _fresh(settings, reuse_within) if reuse_within else None
+    if known is not None:
+        counts, old = known
+        with SearchIndex.kept_only(state) as kept:
+            if kept is not None:  # else: made anew since, or never kept: opened below
+                hits = _ask(kept, settings, request, words, counts)
+                if old:
+                    _refresh_behind(settings, state)
+                return hits, counts
+    with SearchIndex.open(state, keep=keep) as index:
+        counts = _refresh(index, settings)
+        return _ask(index, settings, request, words, counts), counts
+
+
+def _refresh(index: SearchIndex, settings: Settings) -> dict[str, int]:
+    """The index brought up to date with the root; its counts, remembered (_REFRESHED)."""
+    stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)
+    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings))
+    counts = index.count()
+    _refreshed(settings, stamp, counts)
+    return counts
+
+
+def _refresh_behind(settings: Settings, state: DirState) -> None:
+    """The root's index brought up to date in a thread of its own, on a connection of its
+    own under the index's lock, while calls go on asking the kept one (SQLite lets them
+    read until its commit)."""
+    from clarity.behind import run_behind
+
+    def refresh() -> None:
+        from clarity.search.index import SearchIndex
+
+        try:
+            with SearchIndex.open(state) as index:
+                _refresh(index, settings)
+        except Exception:  # noqa: BLE001 - a cache's: the next call refreshes itself and says why
+            _REFRESHED.pop((settings.plans_dir, settings.archive_dir), None)
+
+    run_behind(("search", settings.plans_dir, settings.archive_dir), refresh)
+
+
+def _ask(
+    index: SearchIndex,
+    settings: Settings,
+    request: SearchRequest,
+    words: Terms,
+    counts: dict[str, int],
+) -> list[Hit]:
+    return index.search(
+        words,
+        settings.plans_dir,
+        settings.archive_dir,
+        place=request.place,
+        project=request.project,
+        plan_class=request.plan_class,
+        since=None if request.since is None else request.since.timestamp(),
+        limit=request.limit,
+        kept=counts[Place.KEPT] > 0,
     )
 
 

@@ -126,7 +126,10 @@ class SearchIndex:
 
         path = index_file(state)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(f"{path}.lock", timeout=wait), _KEPT_LOCK:
+        # The kept connections are shared by threads: one at a time. A connection of its own
+        # (a refresh behind a server's callers) needs only the file's lock.
+        kept_lock = _KEPT_LOCK if keep else contextlib.nullcontext()
+        with FileLock(f"{path}.lock", timeout=wait), kept_lock:
             try:
                 with cls._kept(path, wait) if keep else cls._opened(path, wait) as index:
                     yield index
@@ -183,6 +186,31 @@ class SearchIndex:
         except BaseException:
             _forget_kept(key)  # damaged, or cut short: the next open connects anew
             raise
+
+    @classmethod
+    @contextlib.contextmanager
+    def kept_only(cls, state: DirState) -> Iterator[SearchIndex | None]:
+        """The connection a long-lived reader kept to this very file (open(keep=True)),
+        used without the file's lock: SQLite's own locks let it read while a refresh on
+        another connection writes, up to that refresh's commit. None when there is none
+        for this file (made anew since, or never kept): the caller opens it."""
+        path = index_file(state)
+        key = str(path)
+        with _KEPT_LOCK:
+            known = _KEPT.get(key)
+            try:
+                info = path.stat()
+                here = known is not None and known[0] == (path, info.st_ino, info.st_dev)
+            except OSError:
+                here = False
+            if known is None or not here:
+                yield None
+                return
+            try:
+                yield cls(known[1])
+            except BaseException:
+                _forget_kept(key)  # damaged, or cut short: the next open connects anew
+                raise
 
     # -- keeping it up to date ------------------------------------------------
 
@@ -516,6 +544,10 @@ def _connect(path: Path, wait: float, *, threads: bool = False) -> sqlite3.Conne
         # with WAL, half the disk, on 20,000 heads); damage makes it anew (run_search).
         db.execute("PRAGMA journal_mode = DELETE")
         db.execute("PRAGMA synchronous = OFF")
+        # A refresh's changes held in memory to its commit (32 MB at most), not spilled to
+        # the file early: a spill takes the file's exclusive lock, and a server's callers,
+        # reading on their kept connection meanwhile, would wait on the rest of the refresh.
+        db.execute("PRAGMA cache_size = -32768")
         db.execute("SELECT count(*) FROM docs").fetchone()
         db.execute("SELECT count(*) FROM text WHERE text MATCH 'zzz'").fetchone()
     except sqlite3.DatabaseError:

@@ -48,9 +48,12 @@ ROOTS_REUSE_SECONDS = 60.0  # a long-running server's roots: a folder set up sin
 def find_roots(settings: Settings, home: Path | None = None, *, reuse: bool = False) -> Roots:
     """Every plans folder on the machine, of every source (sources/registry.py), each real
     folder once: the first source to find it owns it. reuse: a long-running server (MCP,
-    browse) answering again and again may answer from what it found in the last
-    ROOTS_REUSE_SECONDS (20,000 projects take a second or more to look at)."""
+    browse) answering again and again answers from what it found last; a finding older
+    than ROOTS_REUSE_SECONDS is made again behind its callers (20,000 projects take a
+    second or more to look at), so that only its first call waits on one."""
     import time
+
+    from clarity.behind import run_behind
 
     home = home if home is not None else Path.home()
     key = (
@@ -63,13 +66,20 @@ def find_roots(settings: Settings, home: Path | None = None, *, reuse: bool = Fa
         settings.only_agent,
     )
     known = _FOUND.get(key)
-    if reuse and known is not None and time.monotonic() - known[0] < ROOTS_REUSE_SECONDS:
-        return known[1]
-    found = _find_roots(settings, home)
-    if reuse:
-        _FOUND.clear()  # the last finding alone: one server asks with one settings
-        _FOUND[key] = (time.monotonic(), found)
-    return found
+
+    def find() -> Roots:
+        started = time.monotonic()
+        found = _find_roots(settings, home)
+        if reuse:
+            _FOUND.clear()  # the last finding alone: one server asks with one settings
+            _FOUND[key] = (started, found)
+        return found
+
+    if not reuse or known is None:
+        return find()
+    if time.monotonic() - known[0] >= ROOTS_REUSE_SECONDS:
+        run_behind(("roots", key), find)
+    return known[1]
 
 
 _FOUND: dict[object, tuple[float, Roots]] = {}

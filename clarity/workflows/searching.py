@@ -32,6 +32,7 @@ def search_plans(
     """Ranked hits over the live plans, archives and kept texts of every root (of the one
     named), best first. A root whose index cannot be used is a note; the rest answer.
     reuse_within: see run_search (the MCP server's, searching again and again)."""
+    from clarity.behind import run_behind
     from clarity.search import Found, run_search
     from clarity.workflows.roots import find_roots, for_each_root
 
@@ -41,9 +42,10 @@ def search_plans(
         if unclassed and not unclassed <= _RESISTING.get(os.fspath(chosen.plans_dir), set()):
             # a live plan no scan has classed as it is now (no index before the scan, an
             # undo since): the folder scanned for the index, so search says each class
-            _classes_for(chosen)
-            found = run_search(chosen, request, 0.0)
-            _RESISTING[os.fspath(chosen.plans_dir)] = _unclassed(found)
+            if reuse_within:  # a server: scanned behind the caller, said by the next call
+                run_behind(("classes", chosen.plans_dir), lambda: _class(chosen, request))
+                return found
+            found = _class(chosen, request)
         return found
 
     # a server searching again and again (reuse_within) finds the roots once a minute
@@ -83,6 +85,17 @@ def search_plans(
 # unclassed (one the scan passes over, unreadable, say): a long-running MCP server must
 # not scan the whole folder at every search because of them, only when another turns up.
 _RESISTING: dict[str, set[tuple[str, int, int]]] = {}
+
+
+def _class(settings: Settings, request: SearchRequest) -> Found:
+    """The folder scanned for the index's classes; the search asked again, and what is still
+    unclassed remembered (_RESISTING)."""
+    from clarity.search import run_search
+
+    _classes_for(settings)
+    found = run_search(settings, request, 0.0)
+    _RESISTING[os.fspath(settings.plans_dir)] = _unclassed(found)
+    return found
 
 
 def _unclassed(found: Found) -> set[tuple[str, int, int]]:

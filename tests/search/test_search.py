@@ -391,3 +391,73 @@ def test_a_frontmatter_that_unfolds_to_a_billion_values_is_indexed_at_once(
     found = run_process("search", "unfolds", "--json", "--plans-dir", str(plans_dir))
     assert found.exit_code == 0, found.stderr
     assert [hit["name"] for hit in json.loads(found.stdout)["hits"]] == ["bomb.md"]
+
+
+_HOLD_THE_INDEX = """
+import sys
+from filelock import FileLock
+with FileLock(sys.argv[1]):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_server_answers_while_another_holds_the_index_and_refreshes_behind(
+    plans_dir: Path,
+) -> None:
+    """Issue 45: every call after two seconds paid a refresh (a stat of every plan) under
+    the index's lock, the stalls of search_plans' 95th percentile. A server's call answers
+    from the connection it kept; an old refresh is done again behind it, and an edit in
+    place is found once that refresh is done."""
+    import subprocess
+    import sys
+    import time
+
+    from clarity import behind
+    from clarity.model import SearchRequest
+    from clarity.search.where import index_file
+    from clarity.settings.config import load_settings
+    from clarity.workflows.searching import search_plans
+
+    make_files(plans_dir, {"first.md": Plan("# First plan\n\nalphaword here\n", 3)})
+    settings = load_settings({"plans_dir": str(plans_dir)}, os.environ, Path.cwd())
+
+    def names(word: str) -> list[str]:
+        found = search_plans(settings, SearchRequest(word), reuse_within=0.01)
+        return [hit.name for hit in found.hits]
+
+    def done(key: tuple[object, ...]) -> None:
+        for _ in range(3000):  # a hang guard: work behind is done in well under a second
+            if not behind.running(key):
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"{key} still running")
+
+    assert names("alphaword") == ["first.md"]  # the first call refreshes, and keeps its connection
+    done(("classes", settings.plans_dir))  # the plan unclassed: scanned behind that call
+    plan = plans_dir / "first.md"
+    with plan.open("r+", encoding="utf-8") as edited:  # in place: the folder does not change
+        edited.write("# First plan\n\ngammaword here\n")
+    index = index_file(DirState.for_plans_dir(plans_dir))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_THE_INDEX, f"{index}.lock"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        time.sleep(0.05)  # the last refresh is older than reuse_within
+        assert names("alphaword") == ["first.md"]  # answered while the lock is held
+        assert names("gammaword") == []  # the refresh behind waits on the lock
+        assert holder.poll() is None  # still holding it: the calls did not wait on it
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("go\n")
+        holder.stdin.close()
+        holder.wait(timeout=60)
+        assert holder.stdout is not None
+        holder.stdout.close()
+    done(("search", settings.plans_dir, settings.archive_dir))  # once the lock is free
+    assert names("gammaword") == ["first.md"]
+    assert names("alphaword") == []

@@ -575,3 +575,37 @@ def test_a_transcript_that_changes_during_scan_all_is_read_as_it_is_now(
     assert read_by == [claude / "plans", beta / "plans"]
     [judged] = [p for p in every.json()["plans"] if p["name"] == "waiting.md"]
     assert judged["class"] == "completed", judged["reason"]
+
+
+def test_a_server_finds_the_roots_again_behind_its_callers(machine, monkeypatch) -> None:
+    """Issue 45: a server (MCP, browse) found the roots again on the call after a minute,
+    a second or more at 20,000 projects. It answers from its last finding and finds them
+    again behind its callers: a project set up since shows once that is done."""
+    import time
+
+    from clarity import behind
+    from clarity.settings.config import load_settings
+    from clarity.transcripts import worked_in
+    from clarity.workflows import roots as roots_module
+
+    monkeypatch.setattr(worked_in, "REUSE_SECONDS", 0.0)  # one finding's memo: not this test's
+
+    settings = load_settings({}, os.environ, Path.cwd())
+
+    def found() -> set[Path]:
+        return {root.plans_dir for root in roots_module.find_roots(settings, reuse=True).roots}
+
+    first = found()
+    epsilon = machine["alpha"].parent / "epsilon"
+    _settings(epsilon, "settings.json", "plans")
+    _plan(epsilon / "plans", "epsilon-plan.md", "epsilonword")
+    _worked_in(machine["claude"], epsilon)
+    assert found() == first  # within a minute: the last finding
+    monkeypatch.setattr(roots_module, "ROOTS_REUSE_SECONDS", 0.0)
+    assert found() == first  # an old finding answers still, and is made again behind
+    for _ in range(3000):  # a hang guard: a finding of five projects takes milliseconds
+        if not behind.running():
+            break
+        time.sleep(0.01)
+    monkeypatch.setattr(roots_module, "ROOTS_REUSE_SECONDS", 60.0)
+    assert found() == first | {epsilon / "plans"}
