@@ -100,12 +100,13 @@ def archived_documents(
 
 
 def kept_documents(
-    archive_dir: Path, known: Known, folders: dict[str, str]
-) -> Iterator[tuple[int | None, dict[str, Any], str]]:
+    archive_dir: Path, folders: dict[str, str], changed: set[str]
+) -> Iterator[tuple[str, list[tuple[str, dict[str, Any], str]]]]:
     """Each text clarity kept of a plan (archive/versions.py), read with its number, for
     each plan whose versions changed (its manifest's stamp is not the one `folders` holds
     for its folder from the last refresh; `folders` is brought up to date here, a folder
-    gone left out of it)."""
+    gone left out of it) or whose live or archived text changed (its name in `changed`):
+    (the folder, [(its row's key, the row's fields, the text indexed)])."""
     from clarity.archive.versions import MANIFEST, folder_of, kept_plans, read_versions
 
     was_known = dict(folders)
@@ -119,18 +120,18 @@ def kept_documents(
         except OSError:
             stamp = "none"
         folders[folder] = stamp
-        if was_known.get(folder) == stamp:
+        if was_known.get(folder) == stamp and shown(plan) not in changed:
             continue
         # Numbered as history numbers them (oldest first): a text added older than others
         # numbers them anew, so a plan whose versions changed has every row put again.
+        rows: list[tuple[str, dict[str, Any], str]] = []
         for number, version in enumerate(read_versions(archive_dir, plan), 1):
-            key = stored(f"{folder}/{version.path.name}")
-            row_id, _ = known.get(key, (None, ""))
             try:
                 text = read_opening(version.path, TEXT_BYTES)
             except (OSError, NotARegularFile):
                 continue
-            fields = {
+            key = stored(f"{folder}/{version.path.name}")
+            fields: dict[str, Any] = {
                 "place": Place.KEPT,
                 "key": key,
                 "name": shown(plan),
@@ -142,7 +143,8 @@ def kept_documents(
                 "mtime": version.mtime_ns / 1e9,
                 "quarter": None,
             }
-            yield row_id, fields, searchable_text(text)
+            rows.append((key, fields, searchable_text(text)))
+        yield folder, rows
 
 
 _BYTES = "\0bytes:"  # a name that is not UTF-8, kept as the hex of its bytes (NUL: no name has it)

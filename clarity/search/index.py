@@ -26,6 +26,7 @@ asks them.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import sqlite3
 import threading
@@ -54,7 +55,7 @@ from clarity.search.query import LIKE_ESCAPE, Terms
 from clarity.search.where import index_file
 from clarity.state import DirState
 
-SCHEMA = 5  # 4: stamps carry the ctime; 5: a frontmatter indexed as its words
+SCHEMA = 6  # 4: stamps carry the ctime; 5: a frontmatter indexed as its words; 6: digest
 HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
 _WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
 WAIT_SECONDS = 60.0  # while another clarity brings the index up to date (a build: seconds)
@@ -73,8 +74,10 @@ CREATE TABLE IF NOT EXISTS docs(
     reason TEXT,
     mtime REAL NOT NULL,
     quarter TEXT,
+    digest TEXT NOT NULL DEFAULT '',
     UNIQUE(place, key)
 );
+CREATE INDEX IF NOT EXISTS docs_name ON docs(name);
 CREATE VIRTUAL TABLE IF NOT EXISTS text
     USING fts5(name, title, body, tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -217,7 +220,18 @@ class SearchIndex:
     def refresh_archive(self, archive_dir: Path) -> int:
         """The archive's part only (what `clarity archived QUERY` asks about)."""
         with self.db:
-            return self._refresh_archive(archive_dir)
+            changed: set[str] = set()
+            read = self._refresh_archive(archive_dir, changed)
+            if changed:  # their kept texts are looked at again by the next whole refresh
+                self._set_meta("kept-again", json.dumps(sorted(changed | self._kept_again())))
+            return read
+
+    def _kept_again(self) -> set[str]:
+        with contextlib.suppress(ValueError, RecursionError):
+            names = json.loads(self._meta("kept-again") or "[]")
+            if isinstance(names, list):
+                return {str(name) for name in names}
+        return set()
 
     def refresh(
         self, plans_dir: Path, archive_dir: Path, is_plan: Callable[[str], bool] = is_plan_name
@@ -225,9 +239,10 @@ class SearchIndex:
         """Bring the index up to date with the plans dir and the archive; how many plans
         were (re)read. is_plan: which files of the plans dir are plans (its agent's rule)."""
         with self.db:
-            read = self._refresh_live(plans_dir, is_plan)
-            read += self._refresh_archive(archive_dir)
-            read += self._refresh_kept(archive_dir)
+            changed: set[str] = set()  # plans whose live or archived text changed
+            read = self._refresh_live(plans_dir, is_plan, changed)
+            read += self._refresh_archive(archive_dir, changed)
+            read += self._refresh_kept(archive_dir, changed)
         return read
 
     def _known(self, place: str) -> Known:
@@ -237,6 +252,7 @@ class SearchIndex:
     def _put(self, row_id: int | None, fields: dict[str, Any], body: str) -> None:
         if row_id is not None:
             self._drop([row_id])
+        fields = {**fields, "digest": digest_of(body)}
         names = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
         cursor = self.db.execute(
@@ -254,17 +270,22 @@ class SearchIndex:
         self.db.executemany("DELETE FROM docs WHERE id = ?", ids)
         self.db.executemany("DELETE FROM text WHERE rowid = ?", ids)
 
-    def _refresh_live(self, plans_dir: Path, is_plan: Callable[[str], bool]) -> int:
+    def _refresh_live(
+        self, plans_dir: Path, is_plan: Callable[[str], bool], changed: set[str]
+    ) -> int:
         known = self._known(Place.LIVE)
         seen: set[str] = set()
         read = 0
         for row_id, fields, body in live_documents(plans_dir, known, seen, is_plan):
             self._put(row_id, fields, body)
+            changed.add(fields["name"])
             read += 1
-        self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
+        gone = [key for key in known if key not in seen]
+        changed.update(shown(unstored(key)) for key in gone)
+        self._drop(known[key][0] for key in gone)
         return read
 
-    def _refresh_archive(self, archive_dir: Path) -> int:
+    def _refresh_archive(self, archive_dir: Path, changed: set[str]) -> int:
         # index.jsonl unchanged since the last refresh (same file, size, mtime): nothing to
         # read. The archive's plans change only through it (a record per move).
         try:
@@ -275,11 +296,11 @@ class SearchIndex:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'archive'").fetchone()
         if row is not None and row[0] == seen_as:
             return 0
-        read = self._read_archive(archive_dir)
+        read = self._read_archive(archive_dir, changed)
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('archive', ?)", (seen_as,))
         return read
 
-    def _read_archive(self, archive_dir: Path) -> int:
+    def _read_archive(self, archive_dir: Path, changed: set[str]) -> int:
         known = self._known(Place.ARCHIVE)
         try:
             lines = read_index_lines(archive_dir) if archive_dir.is_dir() else []
@@ -289,15 +310,38 @@ class SearchIndex:
         read = 0
         for row_id, fields, body in archived_documents(archive_dir, lines, known, seen):
             self._put(row_id, fields, body)
+            changed.add(fields["name"])
             read += 1
-        self._drop(row_id for key, (row_id, _) in known.items() if key not in seen)
+        gone = [row_id for key, (row_id, _) in known.items() if key not in seen]
+        changed.update(self._names_of(gone))
+        self._drop(gone)
         return read
 
-    def _refresh_kept(self, archive_dir: Path) -> int:
-        """The texts clarity kept, each plan's read again only when its manifest changed,
-        and none looked at while no text was kept or marked since (one stat)."""
+    def _names_of(self, row_ids: list[int]) -> set[str]:
+        names: set[str] = set()
+        for row_id in row_ids:
+            row = self.db.execute("SELECT name FROM docs WHERE id = ?", (row_id,)).fetchone()
+            if row is not None:
+                names.add(str(row[0]))
+        return names
+
+    def _same_texts(self, name: str) -> set[str]:
+        """The digests of what the index holds of the plan's live file and archived files:
+        a kept text whose words are one of these is found there, and needs no row."""
+        rows = self.db.execute(
+            "SELECT digest FROM docs WHERE name = ? AND place != ?", (name, Place.KEPT)
+        )
+        return {str(digest) for (digest,) in rows}
+
+    def _refresh_kept(self, archive_dir: Path, changed: set[str]) -> int:
+        """The texts clarity kept, each plan's read again only when its manifest or its
+        live or archived text changed (`changed`), and none looked at while no text was
+        kept or marked and no plan changed since (one stat). A kept text whose indexed
+        words are the plan's live or archived text's has no row: that row finds it (most
+        kept texts are the live one, and were indexed twice)."""
         stamp = f"{archive_dir}\0{versions_stamp(archive_dir)}"
-        if self._meta("kept-stamp") == stamp:
+        changed = changed | self._kept_again()
+        if self._meta("kept-stamp") == stamp and not changed:
             return 0
         folders: dict[str, str] = {}
         if self._meta("kept-archive") == str(archive_dir):  # else: another archive, anew
@@ -306,15 +350,27 @@ class SearchIndex:
                 folders = {str(k): str(v) for k, v in was.items()} if isinstance(was, dict) else {}
         known = self._known(Place.KEPT)
         read = 0
-        for row_id, fields, body in kept_documents(archive_dir, known, folders):
-            self._put(row_id, fields, body)
-            read += 1
-        # A plan's versions stay; a folder gone (another archive) takes its rows with it.
-        gone = [row for key, (row, _) in known.items() if _folder(key) not in folders]
+        looked: set[str] = set()  # the folders read again
+        put: set[str] = set()  # the rows they have now
+        for folder, rows in kept_documents(archive_dir, folders, changed):
+            looked.add(folder)
+            for key, fields, body in rows:
+                if digest_of(body) not in self._same_texts(fields["name"]):
+                    put.add(key)
+                    self._put(known.get(key, (None, ""))[0], fields, body)
+                    read += 1
+        # A plan's versions stay; a folder gone (another archive) takes its rows with it,
+        # and one read again keeps only the rows it has now.
+        gone = [
+            row
+            for key, (row, _) in known.items()
+            if _folder(key) not in folders or (_folder(key) in looked and key not in put)
+        ]
         self._drop(gone)
         for key, value in (("kept", json.dumps(folders)), ("kept-archive", str(archive_dir))):
             self._set_meta(key, value)
         self._set_meta("kept-stamp", stamp)
+        self.db.execute("DELETE FROM meta WHERE key = 'kept-again'")
         return read
 
     def _meta(self, key: str) -> str | None:
@@ -518,6 +574,11 @@ def _update_row(verdict: Verdict) -> tuple[str | None, ...]:
 _KEPT: dict[str, tuple[tuple[Path, int, int], sqlite3.Connection]] = {}
 _KEPT_LOCK = threading.RLock()
 KEPT_MOST = 32
+
+
+def digest_of(body: str) -> str:
+    """What tells two indexed texts apart (a kept text from its plan's)."""
+    return hashlib.sha1(body.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
 
 
 def _forget_kept(key: str) -> None:

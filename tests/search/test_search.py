@@ -461,3 +461,32 @@ def test_a_server_answers_while_another_holds_the_index_and_refreshes_behind(
     done(("search", settings.plans_dir, settings.archive_dir))  # once the lock is free
     assert names("gammaword") == ["first.md"]
     assert names("alphaword") == []
+
+
+def test_a_kept_text_that_is_the_plans_own_is_indexed_once(cli, plans_dir: Path) -> None:
+    """Issue 45: most kept texts are the live plan's own (the first apply keeps every live
+    text), and each was indexed twice. Such a text has no row of its own; once the plan
+    changes, its earlier text is found by words only it holds."""
+    make_files(plans_dir, {"ledger.md": Plan("# Ledger" + BODY + "Export it to CSV.\n", 3)})
+    applied = cli("apply", "--rescan", "--yes", "--now", NOW_ISO, "--plans-dir", str(plans_dir))
+    assert applied.exit_code == 0, applied.stderr
+    history = cli("history", "ledger", "--json", "--plans-dir", str(plans_dir)).json()
+    assert len(history["versions"]) == 1  # kept: the plan's text as it is
+
+    def kept_rows() -> int:
+        with SearchIndex.open(DirState.for_plans_dir(plans_dir)) as index:
+            return index.count()["kept"]
+
+    assert [(h["name"], h["where"]) for h in search(cli, plans_dir, "CSV")["hits"]] == [
+        ("ledger.md", "live")
+    ]
+    assert kept_rows() == 0
+    plan = plans_dir / "ledger.md"
+    with plan.open("r+", encoding="utf-8") as edited:  # in place, the same size
+        edited.write(plan.read_text(encoding="utf-8").replace("CSV", "XML"))
+    hits = search(cli, plans_dir, "CSV")["hits"]
+    assert [(h["name"], h["where"]) for h in hits] == [("ledger.md", "kept")]
+    assert kept_rows() == 1
+    assert [(h["name"], h["where"]) for h in search(cli, plans_dir, "XML")["hits"]] == [
+        ("ledger.md", "live")
+    ]
