@@ -31,6 +31,7 @@ class Figure:
     baseline_s: list[float]
     target: float | None  # the ratio it must stay within; None: reported only
     note: str = ""
+    unit: str = "s"  # of clarity_s and baseline_s (a storage figure: MB)
 
     @property
     def clarity_median(self) -> float:

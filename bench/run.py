@@ -411,9 +411,12 @@ def render(result: dict[str, Any]) -> str:
         verdict = (
             "" if target is None else f"<= {target:g}x " + ("ok" if figure["met"] else "MISSED")
         )
+        unit = figure.get("unit", "s")
+        digits = 3 if unit == "s" else 0
         lines.append(
-            f"{figure['name']:<{width}} {figure['clarity_median_s']:>8.3f}s "
-            f"{figure['baseline_median_s']:>8.3f}s {figure['ratio']:>6.2f}x  {verdict}".rstrip()
+            f"{figure['name']:<{width}} {figure['clarity_median_s']:>8.{digits}f}{unit} "
+            f"{figure['baseline_median_s']:>8.{digits}f}{unit} {figure['ratio']:>6.2f}x  "
+            f"{verdict}".rstrip()
         )
         if figure["note"]:
             lines.append(f"{'':<4}{figure['note']}")
@@ -509,6 +512,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             figures += heavy_hook_figures(bench, args.heavy_plans, int(transcripts), args.repeat)
         for kind in (FIRST, REPEAT):
             figures += apply_figures(bench, args.apply_size, args.repeat, kind)
+        from bench.storage import storage_figure  # it needs Bench and Figure
+
+        figures.append(storage_figure(bench, args.apply_size))
         if args.search_size > 0:
             from bench.search import search_figures  # it needs Bench and Figure from here
 
