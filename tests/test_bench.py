@@ -88,6 +88,8 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "apply --rescan --yes, 30 plans, first scan, vs batched floor",
         "apply --rescan --yes, 30 plans, repeat scan",
         "apply --rescan --yes, 30 plans, repeat scan, vs batched floor",
+        "archive + state bytes per live plan byte, 30 plans, first apply and 10 weekly "
+        "(5% revised a week)",
         "search index build, 30 live + 30 archived",
         "search after one plan changed, 30 live + 30 archived",
         "search query, warm index, 30 live + 30 archived, in one process",
