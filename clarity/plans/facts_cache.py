@@ -171,7 +171,9 @@ def _entries(path: Path) -> dict[str, Entry]:
             data = stream.read()
     except OSError:
         return {}
-    header, payload = data[: len(_MAGIC) + _DIGEST_SIZE], data[len(_MAGIC) + _DIGEST_SIZE :]
+    # A view, not a copy: 100,000 plans' cache is 22 MB
+    cut = len(_MAGIC) + _DIGEST_SIZE
+    header, payload = data[:cut], memoryview(data)[cut:]
     if header != _MAGIC + hashlib.sha256(payload).digest():
         return {}
     try:

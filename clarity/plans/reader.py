@@ -11,7 +11,7 @@ import codecs
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -299,20 +299,35 @@ def read_head_and_tail(path: Path, head: int, tail: int) -> tuple[str, str | Non
     return text, None if ending is None else _decode(ending, cut_start=True)[0]
 
 
-def _candidates(plans_dir: Path, is_plan: Callable[[str], bool]) -> Iterator[os.DirEntry[str]]:
+_FILE, _LINK, _FOLDER = 0, 1, 2  # what a directory entry is, as scandir tells it
+
+
+def _candidates(plans_dir: Path, is_plan: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """Each name that may be a plan, and what its directory entry is: names, not the
+    entries themselves (100,000 entries, with the stat each caches, were some 100 MB
+    held at once)."""
+    found: list[tuple[str, int]] = []
     with os.scandir(plans_dir) as entries:
         for entry in entries:
             if is_plan(entry.name):
-                yield entry
+                kind = (
+                    _LINK
+                    if entry.is_symlink()
+                    else _FOLDER
+                    if entry.is_dir(follow_symlinks=False)
+                    else _FILE
+                )
+                found.append((entry.name, kind))
+    return found
 
 
-def _plan_facts(entry: os.DirEntry[str], plans_dir: Path, cache: FactsCache | None) -> PlanFacts:
+def _plan_facts(name: str, path: str, plans_dir: Path, cache: FactsCache | None) -> PlanFacts:
     """What the cache recalls of an unchanged plan, else what reading it gives."""
     if cache:  # an empty cache recalls nothing: no lstat before each read
-        known = cache.recall(entry.name, plans_dir, entry.stat(follow_symlinks=False))
+        known = cache.recall(name, plans_dir, os.lstat(path))
         if known is not None:
             return known
-    facts = _read(entry.path, plans_dir, entry.name)
+    facts = _read(path, plans_dir, name)
     if cache is not None:
         cache.learn(facts)
     return facts
@@ -333,34 +348,30 @@ def read_plans_dir(
     """
     plans: list[PlanFacts] = []
     skipped: list[Skipped] = []
-    entries = list(_candidates(plans_dir, is_plan))
-    tick = progress("Reading plans", len(entries)) if progress else None
-    for entry in entries:
+    names = _candidates(plans_dir, is_plan)
+    folder = os.path.join(plans_dir, "")  # noqa: PTH118 - a path a plan: folder + name
+    tick = progress("Reading plans", len(names)) if progress else None
+    for name, kind in names:
         if tick is not None:
             tick(1)
         try:
-            if entry.is_symlink():
-                skipped.append(Skipped(plans_dir / entry.name, "symlink: not followed"))
+            if kind == _LINK:
+                skipped.append(Skipped(plans_dir / name, "symlink: not followed"))
                 continue
-            if entry.is_dir(follow_symlinks=False):
+            if kind == _FOLDER:
                 continue
-            facts = _plan_facts(entry, plans_dir, cache)
+            facts = _plan_facts(name, folder + name, plans_dir, cache)
             if not _EARLIEST_MTIME <= facts.mtime <= _LATEST_MTIME:
                 reason = "modification time out of range (past year 9999?); set it with touch"
-                skipped.append(Skipped(plans_dir / entry.name, reason))
+                skipped.append(Skipped(plans_dir / name, reason))
                 continue
             plans.append(facts)
         except NotARegularFile:
-            skipped.append(Skipped(plans_dir / entry.name, "not a regular file"))
+            skipped.append(Skipped(plans_dir / name, "not a regular file"))
         except FileNotFoundError:
-            skipped.append(Skipped(plans_dir / entry.name, "vanished during the scan"))
+            skipped.append(Skipped(plans_dir / name, "vanished during the scan"))
         except OSError as error:
-            reason = (
-                "symlink: not followed"
-                if entry.is_symlink()
-                else (f"unreadable: {error.strerror or error}")
-            )
-            skipped.append(Skipped(plans_dir / entry.name, reason))
+            skipped.append(Skipped(plans_dir / name, f"unreadable: {error.strerror or error}"))
     plans.sort()  # by name, the first field
     skipped.sort(key=lambda item: item.path.name)
     return DirectoryListing(tuple(plans), tuple(skipped))

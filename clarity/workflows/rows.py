@@ -10,6 +10,7 @@ catalogue's shelf rows), and in `to_json`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
@@ -118,10 +119,17 @@ def live_row(report: ScanReport, verdict: Verdict, folder: str, root: str = "") 
 
 def live_rows(report: ScanReport, root: str = "") -> list[PlanRow]:
     """Every live plan of a scan, as rows, in the scan's order."""
+    return list(each_live_row(report, root))
+
+
+def each_live_row(report: ScanReport, root: str = "") -> Iterator[PlanRow]:
+    """live_rows one at a time: a report written a plan at a time never holds them all
+    (100,000 rows are some 50 MB)."""
     import os
 
     folder = os.path.join(report.plans_dir, "")  # noqa: PTH118 - Path drops the separator
-    return [live_row(report, verdict, folder, root) for verdict in report.verdicts]
+    for verdict in report.verdicts:
+        yield live_row(report, verdict, folder, root)
 
 
 def rows_json(rows: list[PlanRow], like: datetime) -> list[dict[str, Any]]:
