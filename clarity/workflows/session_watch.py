@@ -25,26 +25,35 @@ def stamp(path: str) -> Stamp:
     return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
 
 
+_MASK = (1 << 64) - 1
+
+
 def listing(plans_dir: str) -> Stamp:
-    """The plans' names and stamps, in two numbers: what any change to a plan changes."""
+    """The plans' names and stamps, in three numbers: what any change to a plan changes (a
+    write moves its ctime, a rename too). Summed, not sorted and joined: the warm start of
+    20,000 plans spent a fifth of its time making and sorting their lines."""
+    count = names = total = 0
     try:
         with os.scandir(plans_dir) as entries:
-            found = []
             for entry in entries:
-                if entry.name.startswith(".") or not entry.name.endswith(".md"):
+                name = entry.name
+                if name.startswith(".") or not name.endswith(".md"):
                     continue
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                found.append(
-                    f"{entry.name}\0{info.st_size}\0{info.st_mtime_ns}"
-                    f"\0{info.st_ino}\0{info.st_ctime_ns}"
+                count += 1
+                names ^= zlib.crc32(name.encode("utf-8", "surrogateescape"))
+                total += (
+                    info.st_ino * 0x9E3779B97F4A7C15
+                    ^ info.st_size * 0xC2B2AE3D27D4EB4F
+                    ^ info.st_mtime_ns
+                    ^ info.st_ctime_ns * 0x165667B19E3779F9
                 )
     except (OSError, ValueError):
         return None
-    found.sort()
-    return [len(found), zlib.crc32("\n".join(found).encode("utf-8", "surrogateescape"))]
+    return [count, names, total & _MASK]
 
 
 def watched(cwd: str, claude_dir: str, config_file: str) -> list[str]:
