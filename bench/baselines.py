@@ -15,7 +15,7 @@ against it says what clarity's own work costs:
 - `projects HOME`: the projects Claude Code's `.claude.json` lists, and for each a stat
   of its two project settings files (the least a finder of every plansDirectory does);
 
-Two more need no code here: `python -c "import typer, rich"`, and `grep -rc
+Two more need no code here: `python -c "import typer, rich.table"`, and `grep -rc
 planFilePath` over the transcripts, its output written to a file.
 """
 

@@ -90,9 +90,10 @@ def empty_figure(bench: Bench, repeat: int) -> Figure:
     clarity_s, baseline_s = take_turns(
         repeat * 3,  # short runs: more of them
         lambda: bench.run(scan),
-        lambda: bench.run([sys.executable, "-c", "import typer, rich"]),
+        lambda: bench.run([sys.executable, "-c", "import typer, rich.table"]),
     )
-    return Figure("scan, empty dir vs import typer, rich", clarity_s, baseline_s, 2.0)
+    # issue 45's floor and target: the table a report prints is rich's
+    return Figure("scan, empty dir vs import typer, rich.table", clarity_s, baseline_s, 1.2)
 
 
 def hook_figures(bench: Bench, count: int, repeat: int) -> list[Figure]:

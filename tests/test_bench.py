@@ -78,7 +78,7 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path: Path) -> None:
         "repeat scan, 300 plans",
         "repeat scan, 300 plans vs 30 plans",
         "terminal report vs --json, 30 plans",
-        "scan, empty dir vs import typer, rich",
+        "scan, empty dir vs import typer, rich.table",
         "SessionStart hook, 30 plans, unchanged",
         "SessionStart hook, 30 plans, scanned again",
         "session start (plugin launcher), 40 plans, 20 transcripts, first ever",
