@@ -48,8 +48,8 @@ def storage_figure(bench: Bench, count: int) -> Figure:
     for week in range(WEEKS + 1):
         now = NOW + timedelta(days=7 * week)
         if week:
-            live = sorted(plans_dir.iterdir())
-            for path in rng.sample(live, int(len(live) * REVISED)):
+            revisable = sorted(plans_dir.iterdir())
+            for path in rng.sample(revisable, int(len(revisable) * REVISED)):
                 with path.open("a", encoding="utf-8") as plan:
                     plan.write(f"\n- week {week}: a step revised\n")
                 moment = (now - timedelta(days=3)).timestamp()
