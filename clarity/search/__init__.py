@@ -49,6 +49,7 @@ class Found:
 # long to be found; a process that searches once (the CLI) always refreshes.
 _REFRESHED: dict[tuple[Path, Path], tuple[tuple[int, ...], float, dict[str, int]]] = {}
 REFRESHED_MOST = 256  # roots remembered at once
+BEHIND_WAIT = 60.0  # seconds a refresh behind a server's callers waits on another clarity
 
 
 def _folders_stamp(plans_dir: Path, archive_dir: Path) -> tuple[int, ...]:
@@ -111,9 +112,12 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
 
     check_plans_dir(settings)  # a mistyped folder is said, not searched and found empty
     state = DirState.for_plans_dir(settings.plans_dir)
-    for attempt in (1, 2):
+    # A second attempt (the index was damaged) refreshes first, under the index's lock, and
+    # removes it if it finds it damaged; a third makes it anew. A server's first attempt
+    # reads its kept connection without the lock, and leaves the damage to the second.
+    attempts = (1, 2, 3) if reuse_within else (1, 2)
+    for attempt in attempts:
         try:
-            # a second attempt (the index was damaged, and made anew) refreshes first
             hits, counts = _answer(
                 settings,
                 state,
@@ -131,7 +135,7 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
         except sqlite3.OperationalError as error:
             raise _unusable(state, error) from None
         except sqlite3.DatabaseError as error:  # damaged (and removed): made anew, once
-            if attempt == 2:
+            if attempt == attempts[-1]:
                 raise _unusable(state, error) from None
         except OSError as error:
             raise _unusable(state, error) from None
@@ -190,11 +194,15 @@ def _refresh_behind(settings: Settings, state: DirState) -> None:
     from clarity.behind import run_behind
 
     def refresh() -> None:
+        from filelock import Timeout
+
         from clarity.search.index import SearchIndex
 
         try:
-            with SearchIndex.open(state) as index:
+            with SearchIndex.open(state, wait=BEHIND_WAIT) as index:
                 _refresh(index, settings)
+        except Timeout:
+            return  # another clarity holds the index (a build): answered as it is meanwhile
         except Exception:  # noqa: BLE001 - a cache's: the next call refreshes itself and says why
             _REFRESHED.pop((settings.plans_dir, settings.archive_dir), None)
 

@@ -58,6 +58,7 @@ from clarity.state import DirState
 SCHEMA = 6  # 4: stamps carry the ctime; 5: a frontmatter indexed as its words; 6: digest
 HIT, END = "\x02", "\x03"  # around a match in a snippet; the renderers style them
 _WEIGHTS = "10.0, 5.0, 1.0"  # name, title, text: for bm25()
+CHUNK_ROWS = 256  # rows a refresh writes between two commits
 WAIT_SECONDS = 60.0  # while another clarity brings the index up to date (a build: seconds)
 SNIPPET_TOKENS = 16  # words around the match: about a line
 
@@ -114,6 +115,7 @@ class SearchIndex:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        self._written = 0  # rows put by this opening (a refresh commits every CHUNK_ROWS)
 
     @classmethod
     @contextlib.contextmanager
@@ -249,7 +251,11 @@ class SearchIndex:
         rows = self.db.execute("SELECT key, id, stamp FROM docs WHERE place = ?", (place,))
         return {key: (row_id, stamp) for key, row_id, stamp in rows}
 
-    def _put(self, row_id: int | None, fields: dict[str, Any], body: str) -> None:
+    def _put(
+        self, row_id: int | None, fields: dict[str, Any], body: str, *, words: bool = True
+    ) -> None:
+        """A row, with its words (words=False: a kept text whose words its plan's row
+        holds, a row without words of its own, found through that row's)."""
         if row_id is not None:
             self._drop([row_id])
         fields = {**fields, "digest": digest_of(body)}
@@ -259,11 +265,18 @@ class SearchIndex:
             f"INSERT INTO docs({names}) VALUES ({marks})",
             tuple(fields.values()),
         )
-        texts = (fields["name"], fields["title"] or "", body)
-        self.db.execute(
-            "INSERT INTO text(rowid, name, title, body) VALUES (?, ?, ?, ?)",
-            (cursor.lastrowid, *(_unmarked(text) for text in texts)),
-        )
+        if words:
+            texts = (fields["name"], fields["title"] or "", body)
+            self.db.execute(
+                "INSERT INTO text(rowid, name, title, body) VALUES (?, ?, ?, ?)",
+                (cursor.lastrowid, *(_unmarked(text) for text in texts)),
+            )
+        self._written += 1
+        if self._written % CHUNK_ROWS == 0:
+            # A refresh commits as it goes: behind a server's callers, one long transaction
+            # outgrows the page cache and takes the file's exclusive lock early, and they
+            # wait on the rest of it (seconds with thousands of plans changed).
+            self.db.commit()
 
     def _drop(self, row_ids: Iterable[int]) -> None:
         ids = [(row_id,) for row_id in row_ids]
@@ -337,8 +350,8 @@ class SearchIndex:
         """The texts clarity kept, each plan's read again only when its manifest or its
         live or archived text changed (`changed`), and none looked at while no text was
         kept or marked and no plan changed since (one stat). A kept text whose indexed
-        words are the plan's live or archived text's has no row: that row finds it (most
-        kept texts are the live one, and were indexed twice)."""
+        words are the plan's live or archived text's has no words of its own: that row's
+        find it (most kept texts are the live one, and were indexed twice)."""
         stamp = f"{archive_dir}\0{versions_stamp(archive_dir)}"
         changed = changed | self._kept_again()
         if self._meta("kept-stamp") == stamp and not changed:
@@ -355,10 +368,10 @@ class SearchIndex:
         for folder, rows in kept_documents(archive_dir, folders, changed):
             looked.add(folder)
             for key, fields, body in rows:
-                if digest_of(body) not in self._same_texts(fields["name"]):
-                    put.add(key)
-                    self._put(known.get(key, (None, ""))[0], fields, body)
-                    read += 1
+                put.add(key)
+                words = digest_of(body) not in self._same_texts(fields["name"])
+                self._put(known.get(key, (None, ""))[0], fields, body, words=words)
+                read += 1
         # A plan's versions stay; a folder gone (another archive) takes its rows with it,
         # and one read again keeps only the rows it has now.
         gone = [
@@ -440,48 +453,60 @@ class SearchIndex:
         """The plans that hold every word, best first (BM25; newest first when no word is
         long enough to be ranked). kept: whether the index holds kept texts (a kept text
         found beside its plan is left out, so more rows are asked for)."""
-        where: list[str] = []
-        params: list[str | float] = []
         match = terms.match
-        if match is not None:
-            where.append("text MATCH ?")
-            params.append(match)
-        for pattern in terms.like_patterns():
-            where.append(
-                "(text.name LIKE ? ESCAPE ? OR text.title LIKE ? ESCAPE ? "
-                "OR text.body LIKE ? ESCAPE ?)"
-            )
-            params += [pattern, LIKE_ESCAPE] * 3
-        for pattern in terms.unlike_patterns():
-            where.append(
-                "NOT (text.name LIKE ? ESCAPE ? OR text.title LIKE ? ESCAPE ? "
-                "OR text.body LIKE ? ESCAPE ?)"
-            )
-            params += [pattern, LIKE_ESCAPE] * 3
-        for column, value in (("place", place), ("plan_class", plan_class)):
-            if value is not None:
-                where.append(f"docs.{column} = ?")
-                params.append(value)
-        if project is not None:
-            where.append("(docs.project = ? OR docs.project LIKE ? ESCAPE ?)")
-            params += [project, _escaped(project.rstrip("/")) + "/%", LIKE_ESCAPE]
-        if since is not None:
-            where.append("docs.mtime >= ?")
-            params.append(since)
+        words, word_params = _word_conditions(terms)
         snippet = f"snippet(text, 2, '{HIT}', '{END}', '…', {SNIPPET_TOKENS})"
         snippet = snippet if match else "''"  # no ranked word: _around makes one
         order = f"bm25(text, {_WEIGHTS})" if match else "-docs.mtime"
-        sql = (
-            "SELECT docs.place, docs.name, docs.key, docs.quarter, docs.plan_class, "
-            f"docs.reason, docs.project, docs.mtime, docs.title, {snippet}, {order}, "
-            "docs.id FROM text JOIN docs ON docs.id = text.rowid "
-            f"WHERE {' AND '.join(where) or '1'} ORDER BY {order}"
-            + (" LIMIT ?" if limit is not None else "")
-        )
-        if limit is not None:
-            params.append(limit * 2 + 10 if kept else limit)
+        asked = limit * 2 + 10 if kept and limit is not None else limit
+
+        def rows(shown: str, join: str, more: list[str]) -> list[tuple[Any, ...]]:
+            """The rows whose words hold the terms, each shown as the row `shown` names."""
+            where, params = [*words, *more], [*word_params]
+            for column, value in (("place", place), ("plan_class", plan_class)):
+                if value is not None:
+                    where.append(f"{shown}.{column} = ?")
+                    params.append(value)
+            if project is not None:
+                where.append(f"({shown}.project = ? OR {shown}.project LIKE ? ESCAPE ?)")
+                params += [project, _escaped(project.rstrip("/")) + "/%", LIKE_ESCAPE]
+            if since is not None:
+                where.append(f"{shown}.mtime >= ?")
+                params.append(since)
+            columns = ", ".join(
+                f"{shown}.{column}"
+                for column in (
+                    "place",
+                    "name",
+                    "key",
+                    "quarter",
+                    "plan_class",
+                    "reason",
+                    "project",
+                    "mtime",
+                    "title",
+                )
+            )
+            sql = (
+                f"SELECT {columns}, {snippet}, {order}, docs.id "
+                f"FROM text JOIN docs ON docs.id = text.rowid {join} "
+                f"WHERE {' AND '.join(where) or '1'} ORDER BY {order}"
+                + (" LIMIT ?" if asked is not None else "")
+            )
+            return self.db.execute(
+                sql, [*params, asked] if asked is not None else params
+            ).fetchall()
+
+        found = rows("docs", "", [])
+        if place == Place.KEPT:  # a kept text whose words are its plan's: found by them
+            twin = (
+                "JOIN docs AS twin ON twin.place = 'kept' AND twin.name = docs.name "
+                "AND twin.digest = docs.digest AND twin.id != docs.id"
+            )
+            found += rows("twin", twin, ["docs.place != 'kept'"])
+            found.sort(key=lambda row: row[-2])  # the order's value: best first
         hits = []
-        for row in self.db.execute(sql, params):
+        for row in found:
             try:
                 hits.append(_hit(row, terms, plans_dir, archive_dir, self._body))
             except (TypeError, ValueError, OverflowError, OSError) as error:
@@ -489,6 +514,27 @@ class SearchIndex:
                 # the index is made anew (run_search), never an error for good.
                 raise sqlite3.DatabaseError(f"a row of the wrong kind ({error})") from None
         return _without_kept_beside_their_plan(hits)[:limit]
+
+
+def _word_conditions(terms: Terms) -> tuple[list[str], list[str | float]]:
+    """What a row's words must hold (and must not), as SQL on the text table."""
+    where: list[str] = []
+    params: list[str | float] = []
+    if terms.match is not None:
+        where.append("text MATCH ?")
+        params.append(terms.match)
+    for pattern in terms.like_patterns():
+        where.append(
+            "(text.name LIKE ? ESCAPE ? OR text.title LIKE ? ESCAPE ? OR text.body LIKE ? ESCAPE ?)"
+        )
+        params += [pattern, LIKE_ESCAPE] * 3
+    for pattern in terms.unlike_patterns():
+        where.append(
+            "NOT (text.name LIKE ? ESCAPE ? OR text.title LIKE ? ESCAPE ? "
+            "OR text.body LIKE ? ESCAPE ?)"
+        )
+        params += [pattern, LIKE_ESCAPE] * 3
+    return where, params
 
 
 def _hit(

@@ -3,6 +3,7 @@ index that is a cache (read again only where a plan changed, made anew when dama
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -403,7 +404,7 @@ with FileLock(sys.argv[1]):
 
 
 def test_a_server_answers_while_another_holds_the_index_and_refreshes_behind(
-    plans_dir: Path,
+    plans_dir: Path, monkeypatch
 ) -> None:
     """Issue 45: every call after two seconds paid a refresh (a stat of every plan) under
     the index's lock, the stalls of search_plans' 95th percentile. A server's call answers
@@ -413,9 +414,12 @@ def test_a_server_answers_while_another_holds_the_index_and_refreshes_behind(
     import sys
     import time
 
+    import clarity.search
     from clarity import behind
     from clarity.model import SearchRequest
     from clarity.search.where import index_file
+
+    monkeypatch.setattr(clarity.search, "BEHIND_WAIT", 0.3)  # then it gives up, till the next
     from clarity.settings.config import load_settings
     from clarity.workflows.searching import search_plans
 
@@ -450,6 +454,8 @@ def test_a_server_answers_while_another_holds_the_index_and_refreshes_behind(
         time.sleep(0.05)  # the last refresh is older than reuse_within
         assert names("alphaword") == ["first.md"]  # answered while the lock is held
         assert names("gammaword") == []  # the refresh behind waits on the lock
+        done(("search", settings.plans_dir, settings.archive_dir))  # and gave up on it
+        assert names("alphaword") == ["first.md"]  # answered still, not waited on the lock
         assert holder.poll() is None  # still holding it: the calls did not wait on it
     finally:
         assert holder.stdin is not None
@@ -465,28 +471,77 @@ def test_a_server_answers_while_another_holds_the_index_and_refreshes_behind(
 
 def test_a_kept_text_that_is_the_plans_own_is_indexed_once(cli, plans_dir: Path) -> None:
     """Issue 45: most kept texts are the live plan's own (the first apply keeps every live
-    text), and each was indexed twice. Such a text has no row of its own; once the plan
-    changes, its earlier text is found by words only it holds."""
+    text), and each was indexed twice. Such a text's words are indexed once, with its
+    plan's; a search of the kept texts alone (MCP's where: kept) still finds it by them,
+    and once the plan changes, its earlier text is found by words only it holds."""
+    from clarity.model import Place, SearchRequest
+    from clarity.settings.config import load_settings
+    from clarity.workflows.searching import search_plans
+
     make_files(plans_dir, {"ledger.md": Plan("# Ledger" + BODY + "Export it to CSV.\n", 3)})
     applied = cli("apply", "--rescan", "--yes", "--now", NOW_ISO, "--plans-dir", str(plans_dir))
     assert applied.exit_code == 0, applied.stderr
     history = cli("history", "ledger", "--json", "--plans-dir", str(plans_dir)).json()
     assert len(history["versions"]) == 1  # kept: the plan's text as it is
+    settings = load_settings({"plans_dir": str(plans_dir)}, os.environ, Path.cwd())
 
-    def kept_rows() -> int:
+    def kept_only(word: str) -> list[tuple[str, str]]:
+        found = search_plans(settings, SearchRequest(word, place=Place.KEPT))
+        return [(hit.name, hit.place) for hit in found.hits]
+
+    def texts_indexed() -> int:
         with SearchIndex.open(DirState.for_plans_dir(plans_dir)) as index:
-            return index.count()["kept"]
+            return int(index.db.execute("SELECT count(*) FROM text").fetchone()[0])
 
     assert [(h["name"], h["where"]) for h in search(cli, plans_dir, "CSV")["hits"]] == [
         ("ledger.md", "live")
     ]
-    assert kept_rows() == 0
+    assert texts_indexed() == 1  # the live text's words, once
+    assert kept_only("CSV") == [("ledger.md", "kept")]
     plan = plans_dir / "ledger.md"
     with plan.open("r+", encoding="utf-8") as edited:  # in place, the same size
         edited.write(plan.read_text(encoding="utf-8").replace("CSV", "XML"))
     hits = search(cli, plans_dir, "CSV")["hits"]
     assert [(h["name"], h["where"]) for h in hits] == [("ledger.md", "kept")]
-    assert kept_rows() == 1
+    assert texts_indexed() == 2
+    assert kept_only("CSV") == [("ledger.md", "kept")]
+    assert kept_only("XML") == []
     assert [(h["name"], h["where"]) for h in search(cli, plans_dir, "XML")["hits"]] == [
         ("ledger.md", "live")
     ]
+
+
+def test_a_servers_index_damaged_in_place_is_made_anew_without_an_error(plans_dir: Path) -> None:
+    """A server asks its kept connection without the index's lock; one that finds the
+    index damaged leaves it to an attempt under the lock, which removes it, and one more
+    makes it anew: the call answers (a hostile trial had it say "cannot be used" once:
+    damage that the checks made on opening do not reach, found by the search itself)."""
+    import sqlite3
+    import time
+
+    from clarity.model import SearchRequest
+    from clarity.search.where import index_file
+    from clarity.settings.config import load_settings
+    from clarity.workflows.searching import search_plans
+
+    plans = {f"plan-{n:02d}.md": Plan(f"# Plan {n}\n\nalphaword {BODY}\n", 3) for n in range(40)}
+    make_files(plans_dir, plans)
+    settings = load_settings({"plans_dir": str(plans_dir)}, os.environ, Path.cwd())
+
+    def names(word: str) -> list[str]:
+        found = search_plans(settings, SearchRequest(word, limit=100), reuse_within=0.01)
+        return sorted(hit.name for hit in found.hits)
+
+    assert names("alphaword") == sorted(plans)
+    time.sleep(0.05)  # the refresh is old: the next call reads the kept connection
+    index = index_file(DirState.for_plans_dir(plans_dir))
+    with contextlib.closing(sqlite3.connect(index)) as db:
+        root = db.execute("SELECT rootpage FROM sqlite_schema WHERE name = 'text_content'")
+        (page,) = root.fetchone()
+        (size,) = db.execute("PRAGMA page_size").fetchone()
+    with index.open("r+b") as damaged:  # in place: the texts' table (the snippets read it)
+        damaged.seek((page - 1) * size)
+        damaged.write(bytes(size))
+        damaged.seek(24)
+        damaged.write(b"\xff\xff\xff\xff")  # the change counter: other readers see it
+    assert names("alphaword") == sorted(plans)
