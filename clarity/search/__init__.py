@@ -94,9 +94,12 @@ def _is_plan(settings: Settings) -> Callable[[str], bool]:
     return source_of(settings).is_plan
 
 
-def run_search(settings: Settings, request: SearchRequest, reuse_within: float = 0.0) -> Found:
+def run_search(
+    settings: Settings, request: SearchRequest, reuse_within: float = 0.0, *, readers: bool = False
+) -> Found:
     """The hits, best first. reuse_within: seconds a refresh of the index stays good while
-    neither the plans folder nor the archive changed (0: refresh first, always)."""
+    neither the plans folder nor the archive changed (0: refresh first, always). readers:
+    a server's callers read the index meanwhile (a search behind them: SearchIndex.refresh)."""
     import sqlite3
 
     from filelock import Timeout
@@ -125,6 +128,7 @@ def run_search(settings: Settings, request: SearchRequest, reuse_within: float =
                 words,
                 reuse_within if attempt == 1 else 0.0,
                 keep=bool(reuse_within),
+                readers=readers,
             )
             break
         except Timeout:
@@ -157,6 +161,7 @@ def _answer(
     reuse_within: float,
     *,
     keep: bool,
+    readers: bool,
 ) -> tuple[list[Hit], dict[str, int]]:
     """The hits and the index's counts. A long-lived reader (reuse_within) whose last
     refresh still holds asks the connection it kept, without waiting on the index's lock,
@@ -174,14 +179,15 @@ def _answer(
                     _refresh_behind(settings, state)
                 return hits, counts
     with SearchIndex.open(state, keep=keep) as index:
-        counts = _refresh(index, settings)
+        counts = _refresh(index, settings, readers=readers)
         return _ask(index, settings, request, words, counts), counts
 
 
-def _refresh(index: SearchIndex, settings: Settings) -> dict[str, int]:
-    """The index brought up to date with the root; its counts, remembered (_REFRESHED)."""
+def _refresh(index: SearchIndex, settings: Settings, *, readers: bool = False) -> dict[str, int]:
+    """The index brought up to date with the root; its counts, remembered (_REFRESHED).
+    readers: a server's callers read it meanwhile (SearchIndex.refresh)."""
     stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)
-    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings))
+    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings), readers=readers)
     counts = index.count()
     _refreshed(settings, stamp, counts)
     return counts
@@ -200,7 +206,7 @@ def _refresh_behind(settings: Settings, state: DirState) -> None:
 
         try:
             with SearchIndex.open(state, wait=BEHIND_WAIT) as index:
-                _refresh(index, settings)
+                _refresh(index, settings, readers=True)
         except Timeout:
             return  # another clarity holds the index (a build): answered as it is meanwhile
         except Exception:  # noqa: BLE001 - a cache's: the next call refreshes itself and says why
