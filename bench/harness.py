@@ -153,6 +153,14 @@ def clarity_command(*args: str | Path) -> list[str]:
     return [*start, *map(str, args)]
 
 
+def apply_command(plans_dir: Path, archive_dir: Path, now: str) -> list[str]:
+    """The weekly job's apply (`apply --rescan --yes`) of one folder, as of now (ISO)."""
+    return clarity_command(
+        "apply", "--rescan", "--yes", "--json", "--plans-dir", plans_dir,
+        "--archive-dir", archive_dir, "--now", now,
+    )  # fmt: skip
+
+
 def floor_command(*args: str | Path | int) -> list[str]:
     return [sys.executable, "-m", "bench.baselines", *map(str, args)]
 

@@ -33,6 +33,7 @@ from bench.corpus import NOW
 from bench.harness import (
     Bench,
     Figure,
+    apply_command,
     clarity_command,
     floor_command,
     settle,
@@ -195,18 +196,7 @@ def apply_figures(bench: Bench, count: int, repeat: int, kind: str) -> list[Figu
     moves = planned_moves(bench, plans_dir, floor_dir)
     moves_file = bench.work / "apply" / "moves.json"
     moves_file.write_text(json.dumps(moves), encoding="utf-8")
-    apply = clarity_command(
-        "apply",
-        "--rescan",
-        "--yes",
-        "--json",
-        "--plans-dir",
-        plans_dir,
-        "--archive-dir",
-        archive_dir,
-        "--now",
-        NOW.isoformat(),
-    )
+    apply = apply_command(plans_dir, archive_dir, NOW.isoformat())
 
     scan = clarity_command("scan", "--json", "--plans-dir", plans_dir, "--now", NOW.isoformat())
 

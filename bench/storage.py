@@ -17,7 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bench.corpus import NOW
-from bench.harness import Bench, Figure, clarity_command
+from bench.harness import Bench, Figure, apply_command, clarity_command
 
 REVISED = 0.05  # of the live plans, each week
 WEEKS = 10
@@ -54,20 +54,7 @@ def storage_figure(bench: Bench, count: int) -> Figure:
                     plan.write(f"\n- week {week}: a step revised\n")
                 moment = (now - timedelta(days=3)).timestamp()
                 os.utime(path, (moment, moment))
-        bench.run(
-            clarity_command(
-                "apply",
-                "--rescan",
-                "--yes",
-                "--json",
-                "--plans-dir",
-                plans_dir,
-                "--archive-dir",
-                archive_dir,
-                "--now",
-                now.isoformat(),
-            )
-        )
+        bench.run(apply_command(plans_dir, archive_dir, now.isoformat()))
     bench.run(
         clarity_command("search", "plan", "--plans-dir", plans_dir, "--archive-dir", archive_dir)
     )
