@@ -25,9 +25,9 @@ PAGE_MOST = 500  # plans one list_plans page holds, at most
 SEARCH_MOST = 100
 REFRESH_SECONDS = 2.0  # a search index refresh stays good this long in the server (run_search)
 # list_plans' scan is reused while the plans folder, the archive's index and the sessions
-# read are as they were, for at most this long (a plan edited in place, and the classes
-# that age alone changes, catch up within it): the warm server answers a page in
-# milliseconds, not a scan of every plan each call (issue 45).
+# read are as they were; past this long it is made again behind the calls (a plan edited
+# in place, and the classes that age alone changes, catch up then): the warm server
+# answers a page in milliseconds, never a scan of every plan on a call (issue 45).
 LIST_REUSE_SECONDS = 60.0
 RESOURCES_MOST = 500  # plans resources/list offers (the newest): the template reaches every one
 WHERE: dict[str, str | None] = {"all": None, **{place: place for place in Place}}
@@ -147,19 +147,30 @@ _LISTED: dict[
 
 def _live(settings: Settings, folder: str | None) -> tuple[list[PlanRow], list[str], datetime]:
     """The live plans as a scan that records nothing sees them, newest first, and the
-    scan's now; the last such scan of this folder and project while it still holds
-    (LIST_REUSE_SECONDS)."""
+    scan's now: the last such scan of this folder and project while the folder, the
+    archive's index and the sessions are as they were; one older than LIST_REUSE_SECONDS
+    (an edit in place, the classes age alone changes) is made again behind the calls,
+    which meanwhile answer from it."""
     import time
+
+    from clarity.behind import run_behind
 
     key = (str(settings.plans_dir), str(settings.archive_dir), str(folder))
     stamp = _listing_stamp(settings)
+
+    def scan() -> tuple[list[PlanRow], list[str], datetime]:
+        started = time.monotonic()
+        rows, notes, now = _scanned(settings, folder)
+        _LISTED.clear()  # one question at a time: the memo never grows
+        _LISTED[key] = (stamp, started, rows, notes, now)
+        return rows, notes, now
+
     known = _LISTED.get(key)
-    if known is not None and known[0] == stamp and time.monotonic() - known[1] < LIST_REUSE_SECONDS:
-        return known[2], known[3], known[4]
-    rows, notes, now = _scanned(settings, folder)
-    _LISTED.clear()  # one question at a time: the memo never grows
-    _LISTED[key] = (stamp, time.monotonic(), rows, notes, now)
-    return rows, notes, now
+    if known is None or known[0] != stamp:
+        return scan()
+    if time.monotonic() - known[1] >= LIST_REUSE_SECONDS:
+        run_behind(("list_plans", key), scan)
+    return known[2], known[3], known[4]
 
 
 def _listing_stamp(settings: Settings) -> tuple[int, ...]:

@@ -434,3 +434,40 @@ def test_list_plans_answers_from_its_last_scan_until_the_folder_changes(
     assert listed() == first | {"renamed.md"}
     (plans_dir / "renamed.md").unlink()
     assert listed() == first
+
+
+def test_list_plans_scans_again_behind_its_calls_when_its_scan_is_old(
+    plans_dir: Path, monkeypatch
+) -> None:
+    """Issue 45: a call found a scan older than a minute and scanned every plan while the
+    client waited. It answers from that scan and scans again behind the calls: a plan
+    finished by an edit in place (the folder as it was) is completed once that is done."""
+    import time
+
+    from clarity import behind
+    from clarity.claude_code import mcp_answers
+    from clarity.settings.config import load_settings
+
+    plan = plans_dir / "ledger.md"
+    plan.write_text("# Ledger export\n\nStream rows as CSV.\n", encoding="utf-8")
+    three_days_ago = time.time() - 3 * 86400  # the server's clock is the wall clock
+    os.utime(plan, (three_days_ago, three_days_ago))
+    settings = load_settings({"plans_dir": str(plans_dir)}, os.environ, plans_dir)
+
+    def classes() -> dict[str, str]:
+        answer = mcp_answers.list_plans(settings, None, None, None, 500, None)
+        return {plan["name"]: plan["class"] for plan in answer["plans"]}
+
+    assert classes() == {"ledger.md": "active"}
+    was = plan.stat()
+    with plan.open("r+", encoding="utf-8") as edited:  # in place: the folder as it was
+        edited.write("# Ledger export COMPLETED\n\nStream rows.\n")
+    os.utime(plan, ns=(was.st_atime_ns, was.st_mtime_ns))  # its age as it was
+    monkeypatch.setattr(mcp_answers, "LIST_REUSE_SECONDS", 0.0)
+    assert classes() == {"ledger.md": "active"}  # the last scan's, answered at once
+    for _ in range(3000):  # a hang guard: a scan of one plan takes milliseconds
+        if not behind.running():
+            break
+        time.sleep(0.01)
+    monkeypatch.setattr(mcp_answers, "LIST_REUSE_SECONDS", 60.0)
+    assert classes() == {"ledger.md": "completed"}
