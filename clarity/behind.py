@@ -7,7 +7,11 @@ What the work finds is for the next call; a call answers from what is known now.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 _RUNNING: set[Hashable] = set()
 _LOCK = threading.Lock()
@@ -40,3 +44,32 @@ def running(key: Hashable | None = None) -> bool:
     """Whether work of this key (of any, None) is under way (tests wait on it)."""
     with _LOCK:
         return bool(_RUNNING) if key is None else key in _RUNNING
+
+
+class LastFound(Generic[T]):
+    """What a server found last for one question (the last question only: the memo never
+    grows), and when. Asked again while what it depends on is as it was (its stamp), it
+    is the answer; once older than `within` seconds it is found again behind the calls,
+    which answer from it meanwhile. A new question, or a stamp that moved, is found while
+    the call waits (a plan added is there at once)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._last: dict[Hashable, tuple[Hashable, float, T]] = {}
+
+    def get(
+        self, key: Hashable, find: Callable[[], T], *, within: float, stamp: Hashable = None
+    ) -> T:
+        def again() -> T:
+            started = time.monotonic()
+            found = find()
+            self._last.clear()
+            self._last[key] = (stamp, started, found)
+            return found
+
+        known = self._last.get(key)
+        if known is None or known[0] != stamp:
+            return again()
+        if time.monotonic() - known[1] >= within:
+            run_behind((self._name, key), again)
+        return known[2]

@@ -14,6 +14,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
+from clarity.behind import LastFound
 from clarity.claude_code.mcp_shapes import Found, Listed, PlanList, PlanText
 from clarity.errors import ClarityError
 from clarity.model import Place, PlanClass
@@ -140,9 +141,7 @@ def list_plans(
     )
 
 
-_LISTED: dict[
-    tuple[str, ...], tuple[tuple[int, ...], float, list[PlanRow], list[str], datetime]
-] = {}
+_LISTED: LastFound[tuple[list[PlanRow], list[str], datetime]] = LastFound("list_plans")
 
 
 def _live(settings: Settings, folder: str | None) -> tuple[list[PlanRow], list[str], datetime]:
@@ -151,26 +150,13 @@ def _live(settings: Settings, folder: str | None) -> tuple[list[PlanRow], list[s
     archive's index and the sessions are as they were; one older than LIST_REUSE_SECONDS
     (an edit in place, the classes age alone changes) is made again behind the calls,
     which meanwhile answer from it."""
-    import time
-
-    from clarity.behind import run_behind
-
     key = (str(settings.plans_dir), str(settings.archive_dir), str(folder))
-    stamp = _listing_stamp(settings)
-
-    def scan() -> tuple[list[PlanRow], list[str], datetime]:
-        started = time.monotonic()
-        rows, notes, now = _scanned(settings, folder)
-        _LISTED.clear()  # one question at a time: the memo never grows
-        _LISTED[key] = (stamp, started, rows, notes, now)
-        return rows, notes, now
-
-    known = _LISTED.get(key)
-    if known is None or known[0] != stamp:
-        return scan()
-    if time.monotonic() - known[1] >= LIST_REUSE_SECONDS:
-        run_behind(("list_plans", key), scan)
-    return known[2], known[3], known[4]
+    return _LISTED.get(
+        key,
+        lambda: _scanned(settings, folder),
+        within=LIST_REUSE_SECONDS,
+        stamp=_listing_stamp(settings),
+    )
 
 
 def _listing_stamp(settings: Settings) -> tuple[int, ...]:

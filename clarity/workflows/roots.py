@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from clarity.behind import LastFound
 from clarity.errors import ClarityError
 from clarity.settings.locations import Origin, Source
 from clarity.sources import PassedOver as PassedOver
@@ -51,11 +52,9 @@ def find_roots(settings: Settings, home: Path | None = None, *, reuse: bool = Fa
     browse) answering again and again answers from what it found last; a finding older
     than ROOTS_REUSE_SECONDS is made again behind its callers (20,000 projects take a
     second or more to look at), so that only its first call waits on one."""
-    import time
-
-    from clarity.behind import run_behind
-
     home = home if home is not None else Path.home()
+    if not reuse:
+        return _find_roots(settings, home)
     key = (
         os.fspath(home),
         settings.claude_dirs,
@@ -65,24 +64,10 @@ def find_roots(settings: Settings, home: Path | None = None, *, reuse: bool = Fa
         settings.sources["archive_dir"].chosen,
         settings.only_agent,
     )
-    known = _FOUND.get(key)
-
-    def find() -> Roots:
-        started = time.monotonic()
-        found = _find_roots(settings, home)
-        if reuse:
-            _FOUND.clear()  # the last finding alone: one server asks with one settings
-            _FOUND[key] = (started, found)
-        return found
-
-    if not reuse or known is None:
-        return find()
-    if time.monotonic() - known[0] >= ROOTS_REUSE_SECONDS:
-        run_behind(("roots", key), find)
-    return known[1]
+    return _FOUND.get(key, lambda: _find_roots(settings, home), within=ROOTS_REUSE_SECONDS)
 
 
-_FOUND: dict[object, tuple[float, Roots]] = {}
+_FOUND: LastFound[Roots] = LastFound("roots")  # one server asks with one settings
 
 
 def _find_roots(settings: Settings, home: Path) -> Roots:
