@@ -94,12 +94,9 @@ def _is_plan(settings: Settings) -> Callable[[str], bool]:
     return source_of(settings).is_plan
 
 
-def run_search(
-    settings: Settings, request: SearchRequest, reuse_within: float = 0.0, *, readers: bool = False
-) -> Found:
+def run_search(settings: Settings, request: SearchRequest, reuse_within: float = 0.0) -> Found:
     """The hits, best first. reuse_within: seconds a refresh of the index stays good while
-    neither the plans folder nor the archive changed (0: refresh first, always). readers:
-    a server's callers read the index meanwhile (a search behind them: SearchIndex.refresh)."""
+    neither the plans folder nor the archive changed (0: refresh first, always)."""
     import sqlite3
 
     from filelock import Timeout
@@ -128,7 +125,6 @@ def run_search(
                 words,
                 reuse_within if attempt == 1 else 0.0,
                 keep=bool(reuse_within),
-                readers=readers,
             )
             break
         except Timeout:
@@ -161,7 +157,6 @@ def _answer(
     reuse_within: float,
     *,
     keep: bool,
-    readers: bool,
 ) -> tuple[list[Hit], dict[str, int]]:
     """The hits and the index's counts. A long-lived reader (reuse_within) whose last
     refresh still holds asks the connection it kept, without waiting on the index's lock,
@@ -179,15 +174,14 @@ def _answer(
                     _refresh_behind(settings, state)
                 return hits, counts
     with SearchIndex.open(state, keep=keep) as index:
-        counts = _refresh(index, settings, readers=readers)
+        counts = _refresh(index, settings)
         return _ask(index, settings, request, words, counts), counts
 
 
-def _refresh(index: SearchIndex, settings: Settings, *, readers: bool = False) -> dict[str, int]:
-    """The index brought up to date with the root; its counts, remembered (_REFRESHED).
-    readers: a server's callers read it meanwhile (SearchIndex.refresh)."""
+def _refresh(index: SearchIndex, settings: Settings) -> dict[str, int]:
+    """The index brought up to date with the root; its counts, remembered (_REFRESHED)."""
     stamp = _folders_stamp(settings.plans_dir, settings.archive_dir)
-    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings), readers=readers)
+    index.refresh(settings.plans_dir, settings.archive_dir, _is_plan(settings))
     counts = index.count()
     _refreshed(settings, stamp, counts)
     return counts
@@ -206,7 +200,7 @@ def _refresh_behind(settings: Settings, state: DirState) -> None:
 
         try:
             with SearchIndex.open(state, wait=BEHIND_WAIT) as index:
-                _refresh(index, settings, readers=True)
+                _refresh(index, settings)
         except Timeout:
             return  # another clarity holds the index (a build): answered as it is meanwhile
         except Exception:  # noqa: BLE001 - a cache's: the next call refreshes itself and says why

@@ -113,10 +113,15 @@ class Verdict(NamedTuple):
 class SearchIndex:
     """An open index; `with SearchIndex.open(state) as index:`."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, *, others_read: bool = False) -> None:
         self.db = db
         self._written = 0  # rows put by this opening
-        self._chunk: int | None = None  # rows a refresh puts between commits (None: one)
+        # Others in this process read the file meanwhile (a server's callers, on the
+        # connection they kept): a refresh commits every CHUNK_ROWS rows, as one long
+        # transaction outgrows the page cache and takes the file's lock from them early
+        # (seconds, with thousands of plans changed). Else one transaction: FTS5 merges its
+        # segments once (a build of 20,000 plans took 4.0 s, against 5.0 s in chunks).
+        self._chunk = CHUNK_ROWS if others_read else None
 
     @classmethod
     @contextlib.contextmanager
@@ -156,7 +161,7 @@ class SearchIndex:
             remove_index(path)
             db = _connect(path, wait)
         try:
-            yield cls(db)
+            yield cls(db, others_read=str(path) in _KEPT)  # a server's callers read it
         finally:
             db.close()
 
@@ -165,16 +170,9 @@ class SearchIndex:
     def _kept(cls, path: Path, wait: float) -> Iterator[SearchIndex]:
         """The connection kept from the last open of this very file (the same inode: an
         index made anew since is opened anew), else a new one, kept after."""
-        try:
-            info = path.stat()
-            identity: tuple[Path, int, int] | None = (path, info.st_ino, info.st_dev)
-        except OSError:
-            identity = None
         key = str(path)
-        known = _KEPT.get(key)
-        if known is not None and known[0] == identity:
-            db = known[1]
-        else:
+        db = _kept_to(path)
+        if db is None:
             _forget_kept(key)
             try:
                 db = _connect(path, wait, threads=True)
@@ -187,11 +185,8 @@ class SearchIndex:
             if len(_KEPT) >= KEPT_MOST:
                 _forget_kept(next(iter(_KEPT)))  # the oldest: a bounded number of files open
             _KEPT[key] = ((path, info.st_ino, info.st_dev), db)
-        try:
+        with _forgotten_if_cut_short(key):
             yield cls(db)
-        except BaseException:
-            _forget_kept(key)  # damaged, or cut short: the next open connects anew
-            raise
 
     @classmethod
     @contextlib.contextmanager
@@ -201,22 +196,13 @@ class SearchIndex:
         another connection writes, up to that refresh's commit. None when there is none
         for this file (made anew since, or never kept): the caller opens it."""
         path = index_file(state)
-        key = str(path)
         with _KEPT_LOCK:
-            known = _KEPT.get(key)
-            try:
-                info = path.stat()
-                here = known is not None and known[0] == (path, info.st_ino, info.st_dev)
-            except OSError:
-                here = False
-            if known is None or not here:
+            db = _kept_to(path)
+            if db is None:
                 yield None
                 return
-            try:
-                yield cls(known[1])
-            except BaseException:
-                _forget_kept(key)  # damaged, or cut short: the next open connects anew
-                raise
+            with _forgotten_if_cut_short(str(path)):
+                yield cls(db)
 
     # -- keeping it up to date ------------------------------------------------
 
@@ -237,21 +223,10 @@ class SearchIndex:
         return set()
 
     def refresh(
-        self,
-        plans_dir: Path,
-        archive_dir: Path,
-        is_plan: Callable[[str], bool] = is_plan_name,
-        *,
-        readers: bool = False,
+        self, plans_dir: Path, archive_dir: Path, is_plan: Callable[[str], bool] = is_plan_name
     ) -> int:
         """Bring the index up to date with the plans dir and the archive; how many plans
-        were (re)read. is_plan: which files of the plans dir are plans (its agent's rule).
-        readers: others read the index meanwhile (a server's callers): it commits every
-        CHUNK_ROWS rows, as one long transaction outgrows the page cache and takes the
-        file's lock from them early (seconds, with thousands of plans changed); else in
-        one (FTS5 merges its segments once: a build of 20,000 plans took 4.0 s, against
-        5.0 s committed in chunks)."""
-        self._chunk = CHUNK_ROWS if readers else None
+        were (re)read. is_plan: which files of the plans dir are plans (its agent's rule)."""
         with self.db:
             changed: set[str] = set()  # plans whose live or archived text changed
             read = self._refresh_live(plans_dir, is_plan, changed)
@@ -264,13 +239,20 @@ class SearchIndex:
         return {key: (row_id, stamp) for key, row_id, stamp in rows}
 
     def _put(
-        self, row_id: int | None, fields: dict[str, Any], body: str, *, words: bool = True
+        self,
+        row_id: int | None,
+        fields: dict[str, Any],
+        body: str,
+        *,
+        words: bool = True,
+        digest: str | None = None,
     ) -> None:
         """A row, with its words (words=False: a kept text whose words its plan's row
-        holds, a row without words of its own, found through that row's)."""
+        holds, a row without words of its own, found through that row's). digest: the
+        body's, if the caller has it."""
         if row_id is not None:
             self._drop([row_id])
-        fields = {**fields, "digest": digest_of(body)}
+        fields = {**fields, "digest": digest_of(body) if digest is None else digest}
         names = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
         cursor = self.db.execute(
@@ -378,8 +360,10 @@ class SearchIndex:
             looked.add(folder)
             for key, fields, body in rows:
                 put.add(key)
-                words = digest_of(body) not in self._same_texts(fields["name"])
-                self._put(known.get(key, (None, ""))[0], fields, body, words=words)
+                digest = digest_of(body)
+                words = digest not in self._same_texts(fields["name"])
+                row_id = known.get(key, (None, ""))[0]
+                self._put(row_id, fields, body, words=words, digest=digest)
                 read += 1
         # A plan's versions stay; a folder gone (another archive) takes its rows with it,
         # and one read again keeps only the rows it has now.
@@ -634,6 +618,27 @@ KEPT_MOST = 32
 def digest_of(body: str) -> str:
     """What tells two indexed texts apart (a kept text from its plan's)."""
     return hashlib.sha1(body.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
+
+
+def _kept_to(path: Path) -> sqlite3.Connection | None:
+    """The connection kept to this very file (its inode now), if one is."""
+    known = _KEPT.get(str(path))
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return known[1] if known is not None and known[0] == (path, info.st_ino, info.st_dev) else None
+
+
+@contextlib.contextmanager
+def _forgotten_if_cut_short(key: str) -> Iterator[None]:
+    """A kept connection that was in use when an error came (damage, a query cut short)
+    is forgotten: the next open connects anew."""
+    try:
+        yield
+    except BaseException:
+        _forget_kept(key)
+        raise
 
 
 def _forget_kept(key: str) -> None:

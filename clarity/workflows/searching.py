@@ -43,9 +43,7 @@ def search_plans(
             # a live plan no scan has classed as it is now (no index before the scan, an
             # undo since): the folder scanned for the index, so search says each class
             if reuse_within:  # a server: scanned behind the caller, said by the next call
-                run_behind(
-                    ("classes", chosen.plans_dir), lambda: _class(chosen, request, readers=True)
-                )
+                run_behind(("classes", chosen.plans_dir), lambda: _class(chosen, request))
                 return found
             found = _class(chosen, request)
         return found
@@ -89,13 +87,13 @@ def search_plans(
 _RESISTING: dict[str, set[tuple[str, int, int]]] = {}
 
 
-def _class(settings: Settings, request: SearchRequest, *, readers: bool = False) -> Found:
+def _class(settings: Settings, request: SearchRequest) -> Found:
     """The folder scanned for the index's classes; the search asked again, and what is still
-    unclassed remembered (_RESISTING). readers: a server's callers read the index meanwhile."""
+    unclassed remembered (_RESISTING)."""
     from clarity.search import run_search
 
     _classes_for(settings)
-    found = run_search(settings, request, 0.0, readers=readers)
+    found = run_search(settings, request, 0.0)
     _RESISTING[os.fspath(settings.plans_dir)] = _unclassed(found)
     return found
 
